@@ -1,0 +1,5 @@
+import { InitialSchema1763780000000 } from './1763780000000-InitialSchema';
+import { WebhookOutbox1763780000001 } from './1763780000001-WebhookOutbox';
+
+/** Listed explicitly so the app, the CLI and the tests run the same migrations without globbing. */
+export const MIGRATIONS = [InitialSchema1763780000000, WebhookOutbox1763780000001];

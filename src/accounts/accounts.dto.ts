@@ -1,0 +1,57 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min, MinLength, ValidateIf } from 'class-validator';
+
+export class CreateAccountDto {
+  @ApiProperty({ example: 'Acme Bank', minLength: 1, maxLength: 200 })
+  @IsString()
+  @MinLength(1)
+  @MaxLength(200)
+  @Matches(/\S/, { message: 'name must not be blank' })
+  name!: string;
+
+  @ApiPropertyOptional({ example: 'https://acme.example/webhooks/kyc', nullable: true, maxLength: 2048 })
+  @ValidateIf((dto: CreateAccountDto) => dto.webhook_url !== undefined && dto.webhook_url !== null)
+  @IsString()
+  webhook_url?: string | null;
+}
+
+export class UpdateAccountDto {
+  @ApiPropertyOptional({ example: 'Acme Bank Ltd', minLength: 1, maxLength: 200, description: 'null is refused' })
+  @ValidateIf((dto: UpdateAccountDto) => dto.name !== undefined)
+  @IsString()
+  @MinLength(1)
+  @MaxLength(200)
+  @Matches(/\S/, { message: 'name must not be blank' })
+  name?: string;
+
+  @ApiPropertyOptional({ example: 'https://acme.example/webhooks/kyc', nullable: true, description: 'null clears the URL' })
+  @ValidateIf((dto: UpdateAccountDto) => dto.webhook_url !== undefined && dto.webhook_url !== null)
+  @IsString()
+  webhook_url?: string | null;
+}
+
+export class RotateSecretDto {
+  @ApiPropertyOptional({ default: 86400, minimum: 0, maximum: 604800 })
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(604800)
+  grace_period_seconds?: number;
+}
+
+export class AccountResponseDto {
+  @ApiProperty({ format: 'uuid' }) id!: string;
+  @ApiProperty({ enum: ['account'] }) object!: 'account';
+  @ApiProperty() name!: string;
+  @ApiProperty({ nullable: true, type: String }) webhook_url!: string | null;
+  @ApiProperty({ format: 'date-time' }) created_at!: string;
+}
+
+export class CreatedAccountResponseDto extends AccountResponseDto {
+  @ApiProperty({ description: 'Shown only here and on rotation', example: 'whsec_…' }) webhook_secret!: string;
+}
+
+export class RotatedSecretResponseDto {
+  @ApiProperty({ example: 'whsec_…' }) webhook_secret!: string;
+  @ApiProperty({ format: 'date-time', nullable: true, type: String }) previous_secret_expires_at!: string | null;
+}

@@ -1,0 +1,15 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { AccountSecret } from 'src/accounts/account-secret.entity';
+import { Account } from 'src/accounts/account.entity';
+import { AccountsService } from 'src/accounts/accounts.service';
+import { AdminAccountsController } from 'src/accounts/admin-accounts.controller';
+import { AdminAuthGuard, ClientAuthGuard, InternalAuthGuard } from 'src/auth/auth.guards';
+
+@Module({
+  imports: [TypeOrmModule.forFeature([Account, AccountSecret])],
+  controllers: [AdminAccountsController],
+  providers: [AccountsService, ClientAuthGuard, InternalAuthGuard, AdminAuthGuard],
+  exports: [AccountsService, ClientAuthGuard, InternalAuthGuard, AdminAuthGuard],
+})
+export class AccountsModule {}

@@ -1,0 +1,133 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager, IsNull, MoreThan } from 'typeorm';
+import { v7 as uuidv7 } from 'uuid';
+import { AccountSecret } from 'src/accounts/account-secret.entity';
+import { Account } from 'src/accounts/account.entity';
+import {
+  decryptSecret,
+  encryptSecret,
+  generateWebhookSecret,
+  hashSecret,
+  looksLikeWebhookSecret,
+} from 'src/accounts/secret-crypto';
+import { webhookUrlProblem } from 'src/accounts/webhook-url';
+import { ApiError } from 'src/common/api-error';
+import { APP_CONFIG } from 'src/config/config.module';
+import type { AppConfig } from 'src/config/app-config';
+
+export interface CreatedAccount {
+  account: Account;
+  secret: string;
+}
+
+export interface RotatedSecret {
+  secret: string;
+  previousExpiresAt: Date | null;
+}
+
+@Injectable()
+export class AccountsService {
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  async create(name: string, webhookUrl: string | null): Promise<CreatedAccount> {
+    this.checkUrl(webhookUrl);
+    const now = new Date();
+    const account = Object.assign(new Account(), { id: uuidv7(), name, webhookUrl, createdAt: now, updatedAt: now });
+    const secret = generateWebhookSecret();
+    await this.dataSource.transaction(async (manager) => {
+      await manager.insert(Account, account);
+      await manager.insert(AccountSecret, this.secretRow(account.id, secret, now));
+    });
+    return { account, secret };
+  }
+
+  async get(id: string): Promise<Account> {
+    const account = await this.dataSource.getRepository(Account).findOneBy({ id });
+    if (!account) throw ApiError.notFound('account');
+    return account;
+  }
+
+  async exists(id: string, manager: EntityManager = this.dataSource.manager): Promise<boolean> {
+    return manager.getRepository(Account).existsBy({ id });
+  }
+
+  async update(id: string, changes: { name?: string; webhookUrl?: string | null }): Promise<Account> {
+    if (changes.webhookUrl !== undefined) this.checkUrl(changes.webhookUrl);
+    const account = await this.get(id);
+    if (changes.name !== undefined) account.name = changes.name;
+    if (changes.webhookUrl !== undefined) account.webhookUrl = changes.webhookUrl;
+    account.updatedAt = new Date();
+    await this.dataSource.getRepository(Account).update({ id }, {
+      name: account.name,
+      webhookUrl: account.webhookUrl,
+      updatedAt: account.updatedAt,
+    });
+    return account;
+  }
+
+  /**
+   * Issues a new secret; the current one stays valid for the grace period, and a secret still in
+   * the grace of an earlier rotation stops at once.
+   */
+  async rotateSecret(id: string, graceSeconds: number): Promise<RotatedSecret> {
+    return this.dataSource.transaction(async (manager) => {
+      const locked = await manager.getRepository(Account).findOne({ where: { id }, lock: { mode: 'pessimistic_write' } });
+      if (!locked) throw ApiError.notFound('account');
+      const now = new Date();
+      const secrets = manager.getRepository(AccountSecret);
+      await secrets.update({ accountId: id, expiresAt: MoreThan(now) }, { expiresAt: now });
+      const previousExpiresAt = new Date(now.getTime() + graceSeconds * 1000);
+      const result = await secrets.update({ accountId: id, expiresAt: IsNull() }, { expiresAt: previousExpiresAt });
+      const secret = generateWebhookSecret();
+      await secrets.insert(this.secretRow(id, secret, now));
+      return { secret, previousExpiresAt: result.affected ? previousExpiresAt : null };
+    });
+  }
+
+  /** The account a client credential belongs to, or null for any kind of bad credential. */
+  async accountIdForSecret(credential: string): Promise<string | null> {
+    if (!looksLikeWebhookSecret(credential)) return null;
+    const rows: { account_id: string }[] = await this.dataSource.query(
+      `SELECT account_id FROM account_secrets
+        WHERE secret_hash = $1 AND (expires_at IS NULL OR expires_at > now())`,
+      [hashSecret(credential)],
+    );
+    return rows[0]?.account_id ?? null;
+  }
+
+  /** Every secret that currently authenticates and signs, newest first. */
+  async activeSecrets(accountId: string, manager: EntityManager = this.dataSource.manager): Promise<string[]> {
+    const rows = await manager.getRepository(AccountSecret).find({
+      where: [
+        { accountId, expiresAt: IsNull() },
+        { accountId, expiresAt: MoreThan(new Date()) },
+      ],
+      order: { createdAt: 'DESC' },
+    });
+    return rows.map((row) => decryptSecret(this.config.secretEncryptionKey, row.secretCiphertext));
+  }
+
+  private checkUrl(webhookUrl: string | null): void {
+    if (webhookUrl === null) return;
+    const problem = webhookUrlProblem(webhookUrl, {
+      allowInsecure: this.config.webhookAllowInsecureUrls,
+      allowPrivate: this.config.webhookAllowPrivateTargets,
+    });
+    if (problem) throw ApiError.validation('webhook_url', problem);
+  }
+
+  private secretRow(accountId: string, secret: string, now: Date): AccountSecret {
+    return Object.assign(new AccountSecret(), {
+      id: uuidv7(),
+      accountId,
+      secretHash: hashSecret(secret),
+      secretCiphertext: encryptSecret(this.config.secretEncryptionKey, secret),
+      createdAt: now,
+      expiresAt: null,
+    });
+  }
+}

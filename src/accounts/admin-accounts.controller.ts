@@ -1,0 +1,48 @@
+import { Body, Controller, Get, HttpCode, Param, Patch, Post, UseGuards } from '@nestjs/common';
+import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { toAccountResponse } from 'src/accounts/account.mapper';
+import {
+  AccountResponseDto,
+  CreateAccountDto,
+  CreatedAccountResponseDto,
+  RotateSecretDto,
+  RotatedSecretResponseDto,
+  UpdateAccountDto,
+} from 'src/accounts/accounts.dto';
+import { AccountsService } from 'src/accounts/accounts.service';
+import { AdminAuthGuard } from 'src/auth/auth.guards';
+import { iso } from 'src/common/time';
+import { UuidParamPipe } from 'src/common/uuid-param.pipe';
+
+@ApiTags('admin')
+@ApiBearerAuth('admin')
+@UseGuards(AdminAuthGuard)
+@Controller('api/v1/admin/accounts')
+export class AdminAccountsController {
+  constructor(private readonly accounts: AccountsService) {}
+
+  @Post()
+  @ApiOperation({ summary: 'Create an account; the response is the only time its secret is shown' })
+  async create(@Body() dto: CreateAccountDto): Promise<CreatedAccountResponseDto> {
+    const { account, secret } = await this.accounts.create(dto.name, dto.webhook_url ?? null);
+    return { ...toAccountResponse(account), webhook_secret: secret };
+  }
+
+  @Get(':id')
+  async get(@Param('id', UuidParamPipe) id: string): Promise<AccountResponseDto> {
+    return toAccountResponse(await this.accounts.get(id));
+  }
+
+  @Patch(':id')
+  async update(@Param('id', UuidParamPipe) id: string, @Body() dto: UpdateAccountDto): Promise<AccountResponseDto> {
+    return toAccountResponse(await this.accounts.update(id, { name: dto.name, webhookUrl: dto.webhook_url }));
+  }
+
+  @Post(':id/secret/rotate')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Issue a new secret; the old one keeps working for the grace period' })
+  async rotate(@Param('id', UuidParamPipe) id: string, @Body() dto: RotateSecretDto): Promise<RotatedSecretResponseDto> {
+    const rotated = await this.accounts.rotateSecret(id, dto.grace_period_seconds ?? 86_400);
+    return { webhook_secret: rotated.secret, previous_secret_expires_at: iso(rotated.previousExpiresAt) };
+  }
+}

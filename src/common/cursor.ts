@@ -1,0 +1,66 @@
+import { createHash, createHmac, hkdfSync, timingSafeEqual } from 'node:crypto';
+
+/** The position a page ended at: the sort column's value (ISO ms timestamp) and the id tie-breaker. */
+export interface CursorPosition {
+  value: string;
+  id: string;
+}
+
+export class InvalidCursorError extends Error {}
+
+const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** A stable fingerprint of everything a cursor is bound to (caller, filters, sort). */
+export function cursorScope(parts: Record<string, unknown>): string {
+  const canonical = JSON.stringify(Object.keys(parts).sort().map((key) => [key, parts[key] ?? null]));
+  return createHash('sha256').update(canonical).digest('base64url').slice(0, 22);
+}
+
+/**
+ * Opaque, signed keyset cursors. A cursor only decodes under the scope it was made for, so a cursor
+ * reused with other filters, another sort or by another caller is refused rather than misread.
+ */
+export class CursorCodec {
+  private readonly key: Buffer;
+
+  constructor(secret: Buffer) {
+    this.key = Buffer.from(hkdfSync('sha256', secret, Buffer.alloc(0), 'kyc-cursor-v1', 32));
+  }
+
+  encode(scope: string, position: CursorPosition): string {
+    const payload = Buffer.from(JSON.stringify([position.value, position.id])).toString('base64url');
+    return `${payload}.${this.sign(scope, payload)}`;
+  }
+
+  decode(scope: string, cursor: string): CursorPosition {
+    const [payload, signature, extra] = cursor.split('.');
+    if (!payload || !signature || extra !== undefined) throw new InvalidCursorError('malformed');
+    const expected = Buffer.from(this.sign(scope, payload));
+    const given = Buffer.from(signature);
+    if (expected.length !== given.length || !timingSafeEqual(expected, given)) {
+      throw new InvalidCursorError('signature or scope mismatch');
+    }
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
+    } catch {
+      throw new InvalidCursorError('malformed');
+    }
+    if (
+      !Array.isArray(parsed) ||
+      parsed.length !== 2 ||
+      typeof parsed[0] !== 'string' ||
+      typeof parsed[1] !== 'string' ||
+      !ISO_MS.test(parsed[0]) ||
+      !UUID.test(parsed[1])
+    ) {
+      throw new InvalidCursorError('malformed');
+    }
+    return { value: parsed[0], id: parsed[1] };
+  }
+
+  private sign(scope: string, payload: string): string {
+    return createHmac('sha256', this.key).update(`${scope}.${payload}`).digest('base64url').slice(0, 32);
+  }
+}

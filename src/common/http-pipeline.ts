@@ -1,0 +1,78 @@
+import type { INestApplication } from '@nestjs/common';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import express, { NextFunction, Request, Response } from 'express';
+import helmet from 'helmet';
+import { AllExceptionsFilter, sendError } from 'src/common/all-exceptions.filter';
+import { ApiError } from 'src/common/api-error';
+import { RequestWithId, requestIdFrom } from 'src/common/request-id';
+import { createValidationPipe } from 'src/common/validation';
+import { HttpAdapterHost } from '@nestjs/core';
+
+export const BODY_LIMIT = '100kb';
+
+const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
+const CHARSET = /;\s*charset=("?)([^";\s]+)\1/i;
+
+function hasBody(req: Request): boolean {
+  const length = req.headers['content-length'];
+  return req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
+}
+
+function assignRequestId(req: Request, res: Response, next: NextFunction): void {
+  const id = requestIdFrom(req.headers['x-request-id']);
+  (req as RequestWithId).id = id;
+  res.setHeader('x-request-id', id);
+  next();
+}
+
+/** A body must be UTF-8 JSON; bodiless POSTs are treated as `{}`. */
+function requireJson(req: Request, res: Response, next: NextFunction): void {
+  if (!hasBody(req)) return next();
+  const type = req.headers['content-type'] ?? '';
+  const charset = CHARSET.exec(type)?.[2]?.toLowerCase();
+  if (!JSON_TYPE.test(type) || (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8')) {
+    return sendError(res, req, new ApiError('unsupported_media_type', 'Request body must be application/json'));
+  }
+  next();
+}
+
+function requireObjectBody(req: Request, res: Response, next: NextFunction): void {
+  if (req.method === 'GET' || req.method === 'HEAD' || req.method === 'DELETE' || req.method === 'OPTIONS') {
+    return next();
+  }
+  if (req.body === undefined) req.body = {};
+  if (typeof req.body !== 'object' || req.body === null || Array.isArray(req.body)) {
+    return sendError(res, req, new ApiError('validation_failed', 'Request body must be a JSON object', [{ field: 'body', issue: 'must be a JSON object' }]));
+  }
+  next();
+}
+
+/** A query parameter given twice is ambiguous, so it is refused rather than guessed. */
+function rejectRepeatedQuery(req: Request, res: Response, next: NextFunction): void {
+  for (const [name, value] of Object.entries(req.query)) {
+    if (Array.isArray(value)) {
+      return sendError(res, req, ApiError.validation(name, 'must not be given more than once'));
+    }
+  }
+  next();
+}
+
+/** Everything the HTTP edge does before a controller runs; shared by main.ts and the e2e tests. */
+export function configureHttp(nestApp: INestApplication): void {
+  const app = nestApp as NestExpressApplication;
+  const express_ = app.getHttpAdapter().getInstance() as express.Express;
+  express_.disable('x-powered-by');
+  express_.set('query parser', 'simple');
+  express_.set('etag', false);
+  app.use(assignRequestId);
+  app.use(helmet({ contentSecurityPolicy: false }));
+  app.use(requireJson);
+  app.use(express.json({ limit: BODY_LIMIT, strict: true, type: () => true }));
+  app.use(requireObjectBody);
+  app.use(rejectRepeatedQuery);
+  app.useGlobalPipes(createValidationPipe());
+  const filter = new AllExceptionsFilter(app.get(HttpAdapterHost));
+  app.useGlobalFilters(filter);
+  // Errors raised by the Express middleware above (bad JSON, body too large) never reach Nest's filters.
+  express_.use((err: unknown, req: Request, res: Response, _next: NextFunction) => filter.handle(err, req, res));
+}

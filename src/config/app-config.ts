@@ -1,0 +1,168 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { parseRetrySchedule } from 'src/config/retry-schedule';
+
+export type AppRole = 'all' | 'api' | 'worker';
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+
+export interface AppConfig {
+  readonly nodeEnv: string;
+  readonly port: number;
+  readonly databaseUrl: string;
+  readonly redisUrl: string;
+  readonly adminToken: string;
+  readonly internalApiToken: string;
+  /** 32 raw bytes. */
+  readonly secretEncryptionKey: Buffer;
+  readonly appRole: AppRole;
+  readonly queuePrefix: string;
+  readonly webhookTimeoutMs: number;
+  readonly webhookConcurrency: number;
+  readonly webhookMaxInFlightPerAccount: number;
+  readonly webhookRetryScheduleMs: readonly number[];
+  readonly webhookAllowPrivateTargets: boolean;
+  readonly webhookAllowInsecureUrls: boolean;
+  readonly rateLimitPerMinute: number;
+  readonly logLevel: LogLevel;
+  /** How often the outbox sweeper looks for events that are due but not queued. */
+  readonly sweepIntervalMs: number;
+}
+
+export class ConfigError extends Error {
+  constructor(
+    readonly variable: string,
+    reason: string,
+  ) {
+    super(`Invalid configuration: ${variable} ${reason}`);
+  }
+}
+
+export type Env = Readonly<Record<string, string | undefined>>;
+
+const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+const ROLES: readonly AppRole[] = ['all', 'api', 'worker'];
+const GENERATED = ['ADMIN_TOKEN', 'INTERNAL_API_TOKEN', 'SECRET_ENCRYPTION_KEY'] as const;
+type GeneratedName = (typeof GENERATED)[number];
+
+function text(env: Env, name: string, fallback: string): string {
+  const value = env[name];
+  return value === undefined || value === '' ? fallback : value;
+}
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw)) throw new ConfigError(name, `must be an integer between ${min} and ${max}`);
+  const value = Number(raw);
+  if (value < min || value > max) throw new ConfigError(name, `must be an integer between ${min} and ${max}`);
+  return value;
+}
+
+function flag(env: Env, name: string): boolean {
+  const raw = text(env, name, 'false').toLowerCase();
+  if (raw === 'true' || raw === '1') return true;
+  if (raw === 'false' || raw === '0') return false;
+  throw new ConfigError(name, 'must be true or false');
+}
+
+function url(env: Env, name: string, fallback: string, protocols: readonly string[]): string {
+  const value = text(env, name, fallback);
+  let parsed: URL;
+  try {
+    parsed = new URL(value);
+  } catch {
+    throw new ConfigError(name, 'must be a URL');
+  }
+  if (!protocols.includes(parsed.protocol)) {
+    throw new ConfigError(name, `must use one of ${protocols.join(', ')}`);
+  }
+  return value;
+}
+
+function token(name: string, value: string): string {
+  if (value.length < 16) throw new ConfigError(name, 'must be at least 16 characters');
+  return value;
+}
+
+function encryptionKey(value: string): Buffer {
+  if (!/^[A-Za-z0-9+/]{43}=$/.test(value)) {
+    throw new ConfigError('SECRET_ENCRYPTION_KEY', 'must be the base64 encoding of 32 bytes');
+  }
+  return Buffer.from(value, 'base64');
+}
+
+/**
+ * Outside production, the three secrets are generated once and kept in a git-ignored file so that
+ * restarts keep working (secrets encrypted under a lost key would be lost).
+ */
+export function resolveLocalSecrets(
+  env: Env,
+  file: string,
+  warn: (line: string) => void,
+): Env {
+  const missing = GENERATED.filter((name) => !env[name]);
+  if (missing.length === 0) return env;
+  if ((env.NODE_ENV ?? '') === 'production') {
+    throw new ConfigError(missing[0], 'is required when NODE_ENV=production');
+  }
+  const stored: Partial<Record<GeneratedName, string>> = existsSync(file)
+    ? (JSON.parse(readFileSync(file, 'utf8')) as Partial<Record<GeneratedName, string>>)
+    : {};
+  const created: GeneratedName[] = [];
+  for (const name of missing) {
+    if (stored[name]) continue;
+    stored[name] = randomBytes(32).toString(name === 'SECRET_ENCRYPTION_KEY' ? 'base64' : 'base64url');
+    created.push(name);
+  }
+  if (created.length > 0) {
+    writeFileSync(file, JSON.stringify(stored, null, 2) + '\n', { mode: 0o600 });
+    warn(`WARNING: generated ${created.join(', ')} for local development and saved them in ${file}; set them explicitly in production.`);
+    for (const name of created) {
+      if (name !== 'SECRET_ENCRYPTION_KEY') warn(`WARNING: ${name}=${stored[name]}`);
+    }
+  }
+  const resolved: Record<string, string | undefined> = { ...env };
+  for (const name of missing) resolved[name] = stored[name];
+  return resolved;
+}
+
+/** Validates the environment once; the first problem stops the start with one line naming it. */
+export function parseConfig(env: Env): AppConfig {
+  const role = text(env, 'APP_ROLE', 'all') as AppRole;
+  if (!ROLES.includes(role)) throw new ConfigError('APP_ROLE', 'must be one of all, api, worker');
+  const logLevel = text(env, 'LOG_LEVEL', 'info') as LogLevel;
+  if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError('LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}`);
+  let schedule: number[];
+  try {
+    schedule = parseRetrySchedule(text(env, 'WEBHOOK_RETRY_SCHEDULE', '5s,5m,30m,2h,5h,10h,10h'));
+  } catch (error) {
+    throw new ConfigError('WEBHOOK_RETRY_SCHEDULE', (error as Error).message);
+  }
+  const queuePrefix = text(env, 'QUEUE_PREFIX', 'bull');
+  if (!/^[A-Za-z0-9_.:{}-]{1,64}$/.test(queuePrefix)) {
+    throw new ConfigError('QUEUE_PREFIX', 'must be 1-64 characters of letters, digits, _ . : - { }');
+  }
+  for (const name of GENERATED) {
+    if (!env[name]) throw new ConfigError(name, 'is required');
+  }
+  return {
+    nodeEnv: text(env, 'NODE_ENV', 'development'),
+    port: integer(env, 'PORT', 3000, 0, 65535),
+    databaseUrl: url(env, 'DATABASE_URL', 'postgres://postgres@localhost:5432/kyc', ['postgres:', 'postgresql:']),
+    redisUrl: url(env, 'REDIS_URL', 'redis://localhost:6379', ['redis:', 'rediss:']),
+    adminToken: token('ADMIN_TOKEN', env.ADMIN_TOKEN as string),
+    internalApiToken: token('INTERNAL_API_TOKEN', env.INTERNAL_API_TOKEN as string),
+    secretEncryptionKey: encryptionKey(env.SECRET_ENCRYPTION_KEY as string),
+    appRole: role,
+    queuePrefix,
+    webhookTimeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 1, 600_000),
+    webhookConcurrency: integer(env, 'WEBHOOK_CONCURRENCY', 50, 1, 10_000),
+    webhookMaxInFlightPerAccount: integer(env, 'WEBHOOK_MAX_IN_FLIGHT_PER_ACCOUNT', 10, 1, 10_000),
+    webhookRetryScheduleMs: schedule,
+    webhookAllowPrivateTargets: flag(env, 'WEBHOOK_ALLOW_PRIVATE_TARGETS'),
+    webhookAllowInsecureUrls: flag(env, 'WEBHOOK_ALLOW_INSECURE_URLS'),
+    rateLimitPerMinute: integer(env, 'RATE_LIMIT_PER_MINUTE', 1200, 0, 10_000_000),
+    logLevel,
+    sweepIntervalMs: integer(env, 'OUTBOX_SWEEP_INTERVAL_MS', 5_000, 100, 3_600_000),
+  };
+}

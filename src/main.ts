@@ -1,0 +1,20 @@
+import 'reflect-metadata';
+import { NestFactory } from '@nestjs/core';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { AppModule } from 'src/app.module';
+import { configureHttp } from 'src/common/http-pipeline';
+import { ConfigError } from 'src/config/app-config';
+import { loadConfig } from 'src/config/config.module';
+
+async function bootstrap(): Promise<void> {
+  const config = loadConfig();
+  const app = await NestFactory.create<NestExpressApplication>(AppModule, { bodyParser: false });
+  configureHttp(app);
+  app.enableShutdownHooks();
+  await app.listen(config.port);
+}
+
+bootstrap().catch((error: unknown) => {
+  process.stderr.write(error instanceof ConfigError ? `${error.message}\n` : `Failed to start: ${(error as Error).stack ?? String(error)}\n`);
+  process.exit(1);
+});

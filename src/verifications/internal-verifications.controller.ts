@@ -1,0 +1,28 @@
+import { Body, Controller, HttpCode, Param, Post, UseGuards } from '@nestjs/common';
+import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { InternalAuthGuard } from 'src/auth/auth.guards';
+import { UuidParamPipe } from 'src/common/uuid-param.pipe';
+import { VerificationResponseDto } from 'src/verifications/verification.mapper';
+import { CreateVerificationDto, TransitionVerificationDto } from 'src/verifications/verifications.dto';
+import { VerificationsService } from 'src/verifications/verifications.service';
+
+@ApiTags('internal')
+@ApiBearerAuth('internal')
+@UseGuards(InternalAuthGuard)
+@Controller('api/v1/internal/kyc/verifications')
+export class InternalVerificationsController {
+  constructor(private readonly verifications: VerificationsService) {}
+
+  @Post()
+  @ApiOperation({ summary: 'Start a verification (pending); no webhook is sent for creation' })
+  async create(@Body() dto: CreateVerificationDto): Promise<VerificationResponseDto> {
+    return this.verifications.create(dto);
+  }
+
+  @Post(':id/transitions')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Move a verification through the state machine; emits one webhook event' })
+  async transition(@Param('id', UuidParamPipe) id: string, @Body() dto: TransitionVerificationDto): Promise<VerificationResponseDto> {
+    return this.verifications.transition(id, dto);
+  }
+}

@@ -1,0 +1,66 @@
+import { ApiPropertyOptional } from '@nestjs/swagger';
+import { IsIn, IsOptional, IsString, Matches, MaxLength, MinLength } from 'class-validator';
+
+const STATUS_LIST = /^(pending|processing|approved|rejected)(,(pending|processing|approved|rejected))*$/;
+export const VERIFICATION_SORTS = ['-created_at', 'created_at', '-updated_at', 'updated_at'] as const;
+export type VerificationSort = (typeof VERIFICATION_SORTS)[number];
+
+/** Query strings arrive as strings; ranges and cross-field rules are checked in the service. */
+export class ListVerificationsQueryDto {
+  @ApiPropertyOptional({ description: 'Comma-separated statuses', example: 'approved,rejected' })
+  @IsOptional()
+  @IsString()
+  @Matches(STATUS_LIST, { message: 'status must be a comma-separated list of pending, processing, approved, rejected' })
+  status?: string;
+
+  @ApiPropertyOptional({ maxLength: 255 })
+  @IsOptional()
+  @IsString()
+  @MinLength(1)
+  @MaxLength(255)
+  external_user_id?: string;
+
+  @ApiPropertyOptional({ minLength: 1, maxLength: 100, description: 'Case-insensitive substring of external_user_id, applicant full name or email' })
+  @IsOptional()
+  @IsString()
+  @MinLength(1)
+  @MaxLength(100)
+  @Matches(/^[^\p{Cc}]*$/u, { message: 'q must not contain control characters' })
+  q?: string;
+
+  @ApiPropertyOptional({ format: 'date-time', description: 'Inclusive' })
+  @IsOptional()
+  @IsString()
+  created_from?: string;
+
+  @ApiPropertyOptional({ format: 'date-time', description: 'Exclusive' })
+  @IsOptional()
+  @IsString()
+  created_to?: string;
+
+  @ApiPropertyOptional({ format: 'date-time', description: 'Inclusive' })
+  @IsOptional()
+  @IsString()
+  updated_from?: string;
+
+  @ApiPropertyOptional({ format: 'date-time', description: 'Exclusive' })
+  @IsOptional()
+  @IsString()
+  updated_to?: string;
+
+  @ApiPropertyOptional({ enum: VERIFICATION_SORTS, default: '-created_at' })
+  @IsOptional()
+  @IsIn(VERIFICATION_SORTS)
+  sort?: VerificationSort;
+
+  @ApiPropertyOptional({ minimum: 1, maximum: 100, default: 20 })
+  @IsOptional()
+  @IsString()
+  limit?: string;
+
+  @ApiPropertyOptional({ description: 'next_cursor of the previous page' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(512)
+  cursor?: string;
+}

@@ -1,0 +1,33 @@
+import { Controller, Get, Param, Query, UseGuards } from '@nestjs/common';
+import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ClientAuthGuard, CurrentAccountId } from 'src/auth/auth.guards';
+import type { ListPage } from 'src/common/pagination';
+import { UuidParamPipe } from 'src/common/uuid-param.pipe';
+import { ListVerificationsQueryDto } from 'src/verifications/list-verifications.query';
+import { VerificationDetailResponseDto, VerificationResponseDto } from 'src/verifications/verification.mapper';
+import { VerificationSearchService } from 'src/verifications/verification-search.service';
+import { VerificationsService } from 'src/verifications/verifications.service';
+
+@ApiTags('public')
+@ApiBearerAuth('client')
+@UseGuards(ClientAuthGuard)
+@Controller('api/v1/public/kyc/verifications')
+export class PublicVerificationsController {
+  constructor(
+    private readonly search: VerificationSearchService,
+    private readonly verifications: VerificationsService,
+  ) {}
+
+  @Get()
+  @ApiOperation({ summary: "List and search the caller's verifications (keyset paging)" })
+  async list(@CurrentAccountId() accountId: string, @Query() query: ListVerificationsQueryDto): Promise<ListPage<VerificationResponseDto>> {
+    return this.search.list(accountId, query);
+  }
+
+  @Get(':id')
+  @ApiOperation({ summary: 'One verification with its status history' })
+  async get(@CurrentAccountId() accountId: string, @Param('id', UuidParamPipe) id: string): Promise<VerificationDetailResponseDto> {
+    return this.verifications.getForAccount(accountId, id);
+  }
+}
+

@@ -1,0 +1,93 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { CursorCodec, cursorScope } from 'src/common/cursor';
+import { CURSOR_CODEC } from 'src/common/cursor.provider';
+import {
+  ListPage,
+  SortDirection,
+  SqlParams,
+  checkRange,
+  decodeCursor,
+  keysetCondition,
+  parseLimit,
+  parseTimestamp,
+  toPage,
+} from 'src/common/pagination';
+import type { Verification } from 'src/verifications/verification.entity';
+import { VerificationResponseDto, toVerificationResponse } from 'src/verifications/verification.mapper';
+import type { ListVerificationsQueryDto, VerificationSort } from 'src/verifications/list-verifications.query';
+import type { VerificationStatus } from 'src/verifications/verification.types';
+
+const COLUMNS = `id, account_id AS "accountId", external_user_id AS "externalUserId", status, version,
+  created_at AS "createdAt", updated_at AS "updatedAt", submitted_at AS "submittedAt", decided_at AS "decidedAt",
+  applicant, document, rejection_reasons AS "rejectionReasons", metadata`;
+
+const SORT_COLUMN: Record<VerificationSort, { column: 'created_at' | 'updated_at'; direction: SortDirection }> = {
+  '-created_at': { column: 'created_at', direction: 'DESC' },
+  created_at: { column: 'created_at', direction: 'ASC' },
+  '-updated_at': { column: 'updated_at', direction: 'DESC' },
+  updated_at: { column: 'updated_at', direction: 'ASC' },
+};
+
+/** Escapes LIKE wildcards so q is always a literal substring. */
+function likeLiteral(value: string): string {
+  return value.replace(/[\\%_]/g, (char) => `\\${char}`);
+}
+
+@Injectable()
+export class VerificationSearchService {
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    @Inject(CURSOR_CODEC) private readonly cursors: CursorCodec,
+  ) {}
+
+  async list(accountId: string, query: ListVerificationsQueryDto): Promise<ListPage<VerificationResponseDto>> {
+    const limit = parseLimit(query.limit);
+    const createdFrom = query.created_from === undefined ? undefined : parseTimestamp('created_from', query.created_from);
+    const createdTo = query.created_to === undefined ? undefined : parseTimestamp('created_to', query.created_to);
+    const updatedFrom = query.updated_from === undefined ? undefined : parseTimestamp('updated_from', query.updated_from);
+    const updatedTo = query.updated_to === undefined ? undefined : parseTimestamp('updated_to', query.updated_to);
+    checkRange('created_from', createdFrom, 'created_to', createdTo);
+    checkRange('updated_from', updatedFrom, 'updated_to', updatedTo);
+    const statuses = query.status ? ([...new Set(query.status.split(','))].sort() as VerificationStatus[]) : undefined;
+    const sort = query.sort ?? '-created_at';
+    const { column, direction } = SORT_COLUMN[sort];
+
+    const scope = cursorScope({
+      route: 'verifications',
+      accountId,
+      statuses,
+      externalUserId: query.external_user_id,
+      q: query.q,
+      createdFrom: createdFrom?.toISOString(),
+      createdTo: createdTo?.toISOString(),
+      updatedFrom: updatedFrom?.toISOString(),
+      updatedTo: updatedTo?.toISOString(),
+      sort,
+    });
+    const position = decodeCursor(this.cursors, scope, query.cursor);
+
+    const params = new SqlParams();
+    const where = [`account_id = ${params.add(accountId)}`];
+    if (statuses) where.push(`status = ANY(${params.add(statuses)}::varchar[])`);
+    if (query.external_user_id !== undefined) where.push(`external_user_id = ${params.add(query.external_user_id)}`);
+    if (query.q !== undefined) where.push(`search_text LIKE '%' || lower(${params.add(likeLiteral(query.q))}) || '%'`);
+    if (createdFrom) where.push(`created_at >= ${params.add(createdFrom)}`);
+    if (createdTo) where.push(`created_at < ${params.add(createdTo)}`);
+    if (updatedFrom) where.push(`updated_at >= ${params.add(updatedFrom)}`);
+    if (updatedTo) where.push(`updated_at < ${params.add(updatedTo)}`);
+    if (position) where.push(keysetCondition(params, column, direction, position));
+
+    const rows: Verification[] = await this.dataSource.query(
+      `SELECT ${COLUMNS} FROM verifications WHERE ${where.join(' AND ')}
+        ORDER BY ${column} ${direction}, id ${direction} LIMIT ${params.add(limit + 1)}`,
+      params.values,
+    );
+    return toPage(rows, limit, toVerificationResponse, (row) => ({
+      value: (column === 'created_at' ? row.createdAt : row.updatedAt).toISOString(),
+      id: row.id,
+    }), this.cursors, scope);
+  }
+}
+

@@ -1,0 +1,82 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { iso } from 'src/common/time';
+import type { VerificationStatusHistory } from 'src/verifications/verification-status-history.entity';
+import type { Verification } from 'src/verifications/verification.entity';
+import type { Applicant, RejectionReason, VerificationDocument, VerificationStatus } from 'src/verifications/verification.types';
+import { DOCUMENT_TYPES, REJECTION_REASONS, VERIFICATION_STATUSES } from 'src/verifications/verification.types';
+
+class ApplicantResponseDto {
+  @ApiProperty({ nullable: true, type: String }) first_name!: string | null;
+  @ApiProperty({ nullable: true, type: String }) last_name!: string | null;
+  @ApiProperty({ nullable: true, type: String, format: 'date' }) date_of_birth!: string | null;
+  @ApiProperty({ nullable: true, type: String }) email!: string | null;
+}
+
+class DocumentResponseDto {
+  @ApiProperty({ enum: DOCUMENT_TYPES }) type!: string;
+  @ApiProperty({ example: 'GB' }) country!: string;
+}
+
+export class VerificationResponseDto {
+  @ApiProperty({ format: 'uuid' }) id!: string;
+  @ApiProperty({ enum: ['verification'] }) object!: 'verification';
+  @ApiProperty() external_user_id!: string;
+  @ApiProperty({ enum: VERIFICATION_STATUSES }) status!: VerificationStatus;
+  @ApiProperty({ minimum: 1 }) version!: number;
+  @ApiProperty({ format: 'date-time' }) created_at!: string;
+  @ApiProperty({ format: 'date-time' }) updated_at!: string;
+  @ApiProperty({ format: 'date-time', nullable: true, type: String }) submitted_at!: string | null;
+  @ApiProperty({ format: 'date-time', nullable: true, type: String }) decided_at!: string | null;
+  @ApiProperty({ type: ApplicantResponseDto, nullable: true }) applicant!: Applicant | null;
+  @ApiProperty({ type: DocumentResponseDto, nullable: true }) document!: VerificationDocument | null;
+  @ApiProperty({ enum: REJECTION_REASONS, isArray: true }) rejection_reasons!: RejectionReason[];
+  @ApiProperty({ type: 'object', additionalProperties: { type: 'string' } }) metadata!: Record<string, string>;
+}
+
+export class StatusHistoryEntryDto {
+  @ApiProperty({ enum: VERIFICATION_STATUSES }) status!: VerificationStatus;
+  @ApiProperty({ format: 'date-time' }) at!: string;
+  @ApiProperty() version!: number;
+}
+
+export class VerificationDetailResponseDto extends VerificationResponseDto {
+  @ApiProperty({ type: [StatusHistoryEntryDto] }) status_history!: StatusHistoryEntryDto[];
+}
+
+export class VerificationListResponseDto {
+  @ApiProperty({ enum: ['list'] }) object!: 'list';
+  @ApiProperty({ type: [VerificationResponseDto] }) data!: VerificationResponseDto[];
+  @ApiProperty() has_more!: boolean;
+  @ApiProperty({ nullable: true, type: String }) next_cursor!: string | null;
+}
+
+/** The one place a verification becomes the contract's JSON (API responses and webhook payloads). */
+export function toVerificationResponse(v: Verification): VerificationResponseDto {
+  return {
+    id: v.id,
+    object: 'verification',
+    external_user_id: v.externalUserId,
+    status: v.status,
+    version: v.version,
+    created_at: iso(v.createdAt),
+    updated_at: iso(v.updatedAt),
+    submitted_at: iso(v.submittedAt),
+    decided_at: iso(v.decidedAt),
+    applicant: v.applicant && {
+      first_name: v.applicant.first_name ?? null,
+      last_name: v.applicant.last_name ?? null,
+      date_of_birth: v.applicant.date_of_birth ?? null,
+      email: v.applicant.email ?? null,
+    },
+    document: v.document && { type: v.document.type, country: v.document.country },
+    rejection_reasons: v.rejectionReasons,
+    metadata: v.metadata,
+  };
+}
+
+export function toVerificationDetail(v: Verification, history: VerificationStatusHistory[]): VerificationDetailResponseDto {
+  return {
+    ...toVerificationResponse(v),
+    status_history: history.map((entry) => ({ status: entry.status, at: iso(entry.at), version: entry.version })),
+  };
+}

@@ -1,0 +1,15 @@
+import { Module } from '@nestjs/common';
+import { AccountsModule } from 'src/accounts/accounts.module';
+import { cursorCodecProvider } from 'src/common/cursor.provider';
+import { InternalVerificationsController } from 'src/verifications/internal-verifications.controller';
+import { PublicVerificationsController } from 'src/verifications/public-verifications.controller';
+import { VerificationSearchService } from 'src/verifications/verification-search.service';
+import { VerificationsService } from 'src/verifications/verifications.service';
+import { WebhooksModule } from 'src/webhooks/webhooks.module';
+
+@Module({
+  imports: [AccountsModule, WebhooksModule],
+  controllers: [PublicVerificationsController, InternalVerificationsController],
+  providers: [VerificationsService, VerificationSearchService, cursorCodecProvider],
+})
+export class VerificationsModule {}

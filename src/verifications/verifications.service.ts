@@ -1,0 +1,137 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { v7 as uuidv7 } from 'uuid';
+import { AccountsService } from 'src/accounts/accounts.service';
+import { ApiError } from 'src/common/api-error';
+import { VerificationStatusHistory } from 'src/verifications/verification-status-history.entity';
+import { Verification } from 'src/verifications/verification.entity';
+import {
+  VerificationDetailResponseDto,
+  VerificationResponseDto,
+  toVerificationDetail,
+  toVerificationResponse,
+} from 'src/verifications/verification.mapper';
+import { canTransition, timestampsAfter } from 'src/verifications/verification-state-machine';
+import type { Applicant } from 'src/verifications/verification.types';
+import type { ApplicantDto, CreateVerificationDto, TransitionVerificationDto } from 'src/verifications/verifications.dto';
+import { WebhookDispatcher } from 'src/webhooks/webhook-dispatcher.service';
+import { WebhookOutboxService } from 'src/webhooks/webhook-outbox.service';
+
+function mergeApplicant(current: Applicant | null, patch: ApplicantDto | null | undefined): Applicant | null {
+  if (patch === undefined) return current;
+  if (patch === null) return null;
+  const base: Applicant = current ?? { first_name: null, last_name: null, date_of_birth: null, email: null };
+  return {
+    first_name: patch.first_name !== undefined ? patch.first_name : base.first_name,
+    last_name: patch.last_name !== undefined ? patch.last_name : base.last_name,
+    date_of_birth: patch.date_of_birth !== undefined ? patch.date_of_birth : base.date_of_birth,
+    email: patch.email !== undefined ? patch.email : base.email,
+  };
+}
+
+@Injectable()
+export class VerificationsService {
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly accounts: AccountsService,
+    private readonly outbox: WebhookOutboxService,
+    @Inject(WebhookDispatcher) private readonly dispatcher: WebhookDispatcher,
+  ) {}
+
+  async create(dto: CreateVerificationDto): Promise<VerificationResponseDto> {
+    const accountId = dto.account_id.toLowerCase();
+    if (!(await this.accounts.exists(accountId))) throw ApiError.notFound('account');
+    const now = new Date();
+    const verification = Object.assign(new Verification(), {
+      id: uuidv7(),
+      accountId,
+      externalUserId: dto.external_user_id,
+      status: 'pending',
+      version: 1,
+      createdAt: now,
+      updatedAt: now,
+      submittedAt: null,
+      decidedAt: null,
+      applicant: mergeApplicant(null, dto.applicant),
+      document: null,
+      rejectionReasons: [],
+      metadata: dto.metadata ?? {},
+    } satisfies Verification);
+    await this.dataSource.transaction(async (manager) => {
+      await manager.insert(Verification, verification);
+      await manager.insert(VerificationStatusHistory, { verificationId: verification.id, version: 1, status: 'pending', at: now });
+    });
+    return toVerificationResponse(verification);
+  }
+
+  /**
+   * One transaction: lock the row, check version then the state machine, update, append history,
+   * and write the webhook event. The event is queued only after the commit.
+   */
+  async transition(id: string, dto: TransitionVerificationDto): Promise<VerificationResponseDto> {
+    const reasons = dto.rejection_reasons ?? [];
+    if (dto.status === 'rejected' && reasons.length === 0) {
+      throw ApiError.validation('rejection_reasons', 'must not be empty when status is rejected');
+    }
+    if (dto.status !== 'rejected' && reasons.length > 0) {
+      throw ApiError.validation('rejection_reasons', 'must be empty unless status is rejected');
+    }
+    const { verification, eventId } = await this.dataSource.transaction(async (manager) => {
+      const current = await manager.getRepository(Verification).findOne({ where: { id }, lock: { mode: 'pessimistic_write' } });
+      if (!current) throw ApiError.notFound('verification');
+      if (dto.expected_version !== undefined && dto.expected_version !== current.version) {
+        throw new ApiError('version_conflict', `expected_version is ${dto.expected_version} but the verification is at version ${current.version}`, [
+          { field: 'expected_version', issue: `does not match the current version ${current.version}` },
+        ]);
+      }
+      if (!canTransition(current.status, dto.status)) {
+        throw new ApiError('invalid_transition', `Cannot move a verification from ${current.status} to ${dto.status}`, [
+          { field: 'status', issue: `cannot move from ${current.status} to ${dto.status}` },
+        ]);
+      }
+      const previousStatus = current.status;
+      const at = new Date(Math.max(Date.now(), current.updatedAt.getTime()));
+      const { submittedAt, decidedAt } = timestampsAfter(dto.status, current, at);
+      const next = Object.assign(current, {
+        status: dto.status,
+        version: current.version + 1,
+        updatedAt: at,
+        submittedAt,
+        decidedAt,
+        rejectionReasons: reasons,
+        applicant: mergeApplicant(current.applicant, dto.applicant),
+        document: dto.document ? { type: dto.document.type, country: dto.document.country } : current.document,
+      });
+      await manager.update(Verification, { id }, {
+        status: next.status,
+        version: next.version,
+        updatedAt: next.updatedAt,
+        submittedAt: next.submittedAt,
+        decidedAt: next.decidedAt,
+        rejectionReasons: next.rejectionReasons,
+        applicant: next.applicant,
+        document: next.document,
+      });
+      await manager.insert(VerificationStatusHistory, { verificationId: id, version: next.version, status: next.status, at });
+      const event = await this.outbox.record(manager, {
+        accountId: next.accountId,
+        verificationId: id,
+        previousStatus,
+        verification: toVerificationResponse(next),
+      }, at);
+      return { verification: next, eventId: event.deliveryStatus === 'pending' ? event.id : null };
+    });
+    if (eventId) this.dispatcher.dispatch([eventId]);
+    return toVerificationResponse(verification);
+  }
+
+  async getForAccount(accountId: string, id: string): Promise<VerificationDetailResponseDto> {
+    const verification = await this.dataSource.getRepository(Verification).findOneBy({ id, accountId });
+    if (!verification) throw ApiError.notFound('verification');
+    const history = await this.dataSource
+      .getRepository(VerificationStatusHistory)
+      .find({ where: { verificationId: id }, order: { version: 'ASC' } });
+    return toVerificationDetail(verification, history);
+  }
+}

@@ -1,0 +1,55 @@
+import { Column, Entity, PrimaryColumn } from 'typeorm';
+
+export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const;
+export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
+
+/** The outbox row: written in the status change's transaction, it is the truth about delivery. */
+@Entity({ name: 'webhook_events' })
+export class WebhookEvent {
+  @PrimaryColumn('uuid')
+  id!: string;
+
+  @Column({ name: 'account_id', type: 'uuid' })
+  accountId!: string;
+
+  @Column({ name: 'verification_id', type: 'uuid' })
+  verificationId!: string;
+
+  @Column({ type: 'varchar', length: 64 })
+  type!: string;
+
+  /** The exact bytes POSTed, frozen at the change. */
+  @Column({ type: 'text' })
+  body!: string;
+
+  @Column({ name: 'created_at', type: 'timestamptz', precision: 3 })
+  createdAt!: Date;
+
+  @Column({ name: 'delivery_status', type: 'varchar', length: 16 })
+  deliveryStatus!: DeliveryStatus;
+
+  @Column({ name: 'attempt_count', type: 'integer', default: 0 })
+  attemptCount!: number;
+
+  /** Bumped by each redelivery; a job of an older cycle is stale. */
+  @Column({ type: 'integer', default: 1 })
+  cycle!: number;
+
+  @Column({ name: 'cycle_attempts', type: 'integer', default: 0 })
+  cycleAttempts!: number;
+
+  @Column({ name: 'last_attempt_at', type: 'timestamptz', precision: 3, nullable: true })
+  lastAttemptAt!: Date | null;
+
+  @Column({ name: 'last_response_status', type: 'integer', nullable: true })
+  lastResponseStatus!: number | null;
+
+  @Column({ name: 'last_error', type: 'varchar', length: 500, nullable: true })
+  lastError!: string | null;
+
+  @Column({ name: 'next_attempt_at', type: 'timestamptz', precision: 3, nullable: true })
+  nextAttemptAt!: Date | null;
+
+  @Column({ name: 'delivered_at', type: 'timestamptz', precision: 3, nullable: true })
+  deliveredAt!: Date | null;
+}
