@@ -1,0 +1,21 @@
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+export default tseslint.config(
+  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', '*.js', '*.mjs', 'test/jest-e2e.config.js'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      '@typescript-eslint/no-explicit-any': 'error',
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      'no-restricted-imports': ['error', { patterns: [{ group: ['../../*'], message: 'Use the src/ path alias.' }] }],
+    },
+  },
+  {
+    files: ['test/**/*.ts', 'migrations/**/*.ts', 'bench/**/*.ts', 'src/database/data-source-options.ts'],
+    rules: { 'no-restricted-imports': 'off' },
+  },
+);

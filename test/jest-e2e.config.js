@@ -1,0 +1,12 @@
+/** End-to-end specs: the real AppModule against real PostgreSQL, Redis and HTTP receivers. */
+module.exports = {
+  rootDir: '..',
+  testEnvironment: 'node',
+  testRegex: 'test/.*\\.e2e-spec\\.ts$',
+  moduleFileExtensions: ['ts', 'js', 'json'],
+  transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }] },
+  moduleNameMapper: { '^src/(.*)$': '<rootDir>/src/$1' },
+  globalSetup: '<rootDir>/test/setup/global-setup.ts',
+  globalTeardown: '<rootDir>/test/setup/global-teardown.ts',
+  testTimeout: 60000,
+};

@@ -1,0 +1,17 @@
+import { randomBytes } from 'node:crypto';
+
+/** Settings every e2e run shares; the database and queue prefix are unique to the run. */
+export function testRunEnv(runId: string): Record<string, string> {
+  return {
+    NODE_ENV: 'test',
+    DATABASE_URL: `postgres://postgres@127.0.0.1:5432/kyc_test_${runId}`,
+    REDIS_URL: process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379',
+    QUEUE_PREFIX: `kyctest_${runId}`,
+    ADMIN_TOKEN: `admin-${randomBytes(16).toString('hex')}`,
+    INTERNAL_API_TOKEN: `internal-${randomBytes(16).toString('hex')}`,
+    SECRET_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+    WEBHOOK_ALLOW_INSECURE_URLS: 'true',
+  };
+}
