@@ -5,6 +5,7 @@ import helmet from 'helmet';
 import { AllExceptionsFilter, sendError } from 'src/common/all-exceptions.filter';
 import { ApiError } from 'src/common/api-error';
 import { RequestWithId, requestIdFrom } from 'src/common/request-id';
+import { UndeclaredInputInterceptor } from 'src/common/undeclared-input.interceptor';
 import { createValidationPipe } from 'src/common/validation';
 import { HttpAdapterHost } from '@nestjs/core';
 
@@ -71,6 +72,7 @@ export function configureHttp(nestApp: INestApplication): void {
   app.use(requireObjectBody);
   app.use(rejectRepeatedQuery);
   app.useGlobalPipes(createValidationPipe());
+  app.useGlobalInterceptors(new UndeclaredInputInterceptor());
   const filter = new AllExceptionsFilter(app.get(HttpAdapterHost));
   app.useGlobalFilters(filter);
   // Errors raised by the Express middleware above (bad JSON, body too large) never reach Nest's filters.
