@@ -1,5 +1,3 @@
-import { HttpStatus } from '@nestjs/common';
-
 export type ErrorCode =
   | 'validation_failed'
   | 'invalid_cursor'
@@ -28,19 +26,20 @@ export interface ErrorBody {
   };
 }
 
+// Plain numbers keep this module free of Nest so the pure modules that use it stay unit-testable.
 const STATUS: Record<ErrorCode, number> = {
-  validation_failed: HttpStatus.BAD_REQUEST,
-  invalid_cursor: HttpStatus.BAD_REQUEST,
-  unauthorized: HttpStatus.UNAUTHORIZED,
-  not_found: HttpStatus.NOT_FOUND,
-  method_not_allowed: HttpStatus.METHOD_NOT_ALLOWED,
-  invalid_transition: HttpStatus.CONFLICT,
-  version_conflict: HttpStatus.CONFLICT,
-  payload_too_large: HttpStatus.PAYLOAD_TOO_LARGE,
-  unsupported_media_type: HttpStatus.UNSUPPORTED_MEDIA_TYPE,
-  rate_limited: HttpStatus.TOO_MANY_REQUESTS,
-  internal_error: HttpStatus.INTERNAL_SERVER_ERROR,
-  service_unavailable: HttpStatus.SERVICE_UNAVAILABLE,
+  validation_failed: 400,
+  invalid_cursor: 400,
+  unauthorized: 401,
+  not_found: 404,
+  method_not_allowed: 405,
+  invalid_transition: 409,
+  version_conflict: 409,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  rate_limited: 429,
+  internal_error: 500,
+  service_unavailable: 503,
 };
 
 /** A failure the client is told about: a stable code, a readable message, per-field details. */

@@ -1,0 +1,162 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ConfigError, parseConfig, resolveLocalSecrets, type Env } from 'src/config/app-config';
+
+const SECRETS: Env = {
+  ADMIN_TOKEN: 'admin-token-0123456789',
+  INTERNAL_API_TOKEN: 'internal-token-0123456789',
+  SECRET_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+};
+
+function failure(env: Env): ConfigError {
+  try {
+    parseConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigError) return error;
+    throw error;
+  }
+  throw new Error('parseConfig accepted a bad configuration');
+}
+
+describe('parseConfig', () => {
+  it('applies the contract defaults', () => {
+    const config = parseConfig(SECRETS);
+    expect(config).toMatchObject({
+      port: 3000,
+      databaseUrl: 'postgres://postgres@localhost:5432/kyc',
+      redisUrl: 'redis://localhost:6379',
+      appRole: 'all',
+      queuePrefix: 'bull',
+      webhookTimeoutMs: 10_000,
+      webhookConcurrency: 50,
+      webhookMaxInFlightPerAccount: 10,
+      webhookRetryScheduleMs: [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000],
+      webhookAllowPrivateTargets: false,
+      webhookAllowInsecureUrls: false,
+      rateLimitPerMinute: 1200,
+      logLevel: 'info',
+      adminToken: SECRETS.ADMIN_TOKEN,
+      internalApiToken: SECRETS.INTERNAL_API_TOKEN,
+    });
+    expect(config.secretEncryptionKey).toHaveLength(32);
+  });
+
+  it('reads every variable', () => {
+    const config = parseConfig({
+      ...SECRETS,
+      PORT: '8080',
+      DATABASE_URL: 'postgresql://u@db:5432/x',
+      REDIS_URL: 'rediss://cache:6380',
+      APP_ROLE: 'worker',
+      QUEUE_PREFIX: 'q1',
+      WEBHOOK_TIMEOUT_MS: '500',
+      WEBHOOK_CONCURRENCY: '5',
+      WEBHOOK_MAX_IN_FLIGHT_PER_ACCOUNT: '2',
+      WEBHOOK_RETRY_SCHEDULE: '1s,2s',
+      WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+      WEBHOOK_ALLOW_INSECURE_URLS: 'TRUE',
+      RATE_LIMIT_PER_MINUTE: '0',
+      LOG_LEVEL: 'debug',
+    });
+    expect(config).toMatchObject({
+      port: 8080,
+      databaseUrl: 'postgresql://u@db:5432/x',
+      redisUrl: 'rediss://cache:6380',
+      appRole: 'worker',
+      queuePrefix: 'q1',
+      webhookTimeoutMs: 500,
+      webhookConcurrency: 5,
+      webhookMaxInFlightPerAccount: 2,
+      webhookRetryScheduleMs: [1_000, 2_000],
+      webhookAllowPrivateTargets: true,
+      webhookAllowInsecureUrls: true,
+      rateLimitPerMinute: 0,
+      logLevel: 'debug',
+    });
+  });
+
+  it.each([
+    ['PORT', 'abc'],
+    ['PORT', '70000'],
+    ['DATABASE_URL', 'not a url'],
+    ['DATABASE_URL', 'mysql://x/y'],
+    ['REDIS_URL', 'http://x'],
+    ['APP_ROLE', 'both'],
+    ['QUEUE_PREFIX', 'has space'],
+    ['WEBHOOK_TIMEOUT_MS', '0'],
+    ['WEBHOOK_TIMEOUT_MS', '1.5'],
+    ['WEBHOOK_CONCURRENCY', '-1'],
+    ['WEBHOOK_MAX_IN_FLIGHT_PER_ACCOUNT', 'ten'],
+    ['WEBHOOK_RETRY_SCHEDULE', '5x'],
+    ['WEBHOOK_ALLOW_PRIVATE_TARGETS', 'yes'],
+    ['WEBHOOK_ALLOW_INSECURE_URLS', 'maybe'],
+    ['RATE_LIMIT_PER_MINUTE', '-5'],
+    ['LOG_LEVEL', 'verbose'],
+    ['ADMIN_TOKEN', 'short'],
+    ['INTERNAL_API_TOKEN', 'short'],
+    ['SECRET_ENCRYPTION_KEY', 'not-base64'],
+    ['SECRET_ENCRYPTION_KEY', randomBytes(16).toString('base64')],
+  ])('%s=%p stops the start with one line naming it', (name, value) => {
+    const error = failure({ ...SECRETS, [name]: value });
+    expect(error.variable).toBe(name);
+    expect(error.message).toContain(name);
+    expect(error.message).not.toContain('\n');
+  });
+
+  it.each(['ADMIN_TOKEN', 'INTERNAL_API_TOKEN', 'SECRET_ENCRYPTION_KEY'])('%s is required', (name) => {
+    expect(failure({ ...SECRETS, [name]: undefined }).variable).toBe(name);
+  });
+});
+
+describe('resolveLocalSecrets', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'kyc-config-'));
+  });
+  afterEach(() => {
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it.each(['ADMIN_TOKEN', 'INTERNAL_API_TOKEN', 'SECRET_ENCRYPTION_KEY'])('production requires %s', (name) => {
+    const file = join(dir, 'secrets.json');
+    expect(() => resolveLocalSecrets({ ...SECRETS, NODE_ENV: 'production', [name]: undefined }, file, () => undefined)).toThrow(name);
+    expect(existsSync(file)).toBe(false);
+  });
+
+  it('leaves a complete environment alone', () => {
+    const file = join(dir, 'secrets.json');
+    const env = { ...SECRETS, NODE_ENV: 'production' };
+    expect(resolveLocalSecrets(env, file, () => undefined)).toBe(env);
+    expect(existsSync(file)).toBe(false);
+  });
+
+  it('generates the secrets once, warns, and reuses them on the next start', () => {
+    const file = join(dir, 'secrets.json');
+    const lines: string[] = [];
+    const first = resolveLocalSecrets({}, file, (line) => lines.push(line));
+    expect(lines.some((line) => line.includes('WARNING'))).toBe(true);
+    expect(lines.join('\n')).toContain(first.ADMIN_TOKEN as string);
+    expect(lines.join('\n')).not.toContain(first.SECRET_ENCRYPTION_KEY as string);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    const config = parseConfig(first);
+    expect(config.secretEncryptionKey).toHaveLength(32);
+
+    const again: string[] = [];
+    const second = resolveLocalSecrets({}, file, (line) => again.push(line));
+    expect(second).toEqual(first);
+    expect(again).toEqual([]);
+    expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual({
+      ADMIN_TOKEN: first.ADMIN_TOKEN,
+      INTERNAL_API_TOKEN: first.INTERNAL_API_TOKEN,
+      SECRET_ENCRYPTION_KEY: first.SECRET_ENCRYPTION_KEY,
+    });
+  });
+
+  it('an explicit variable wins over the stored one', () => {
+    const file = join(dir, 'secrets.json');
+    resolveLocalSecrets({}, file, () => undefined);
+    expect(resolveLocalSecrets({ ADMIN_TOKEN: 'explicit-admin-token-123' }, file, () => undefined).ADMIN_TOKEN).toBe('explicit-admin-token-123');
+  });
+});
