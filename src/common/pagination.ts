@@ -58,9 +58,12 @@ export function parseLimit(raw: string | undefined): number {
   return limit;
 }
 
+const MAX_CURSOR_LENGTH = 512;
+
 export function decodeCursor(codec: CursorCodec, scope: string, cursor: string | undefined): CursorPosition | null {
   if (cursor === undefined) return null;
   try {
+    if (cursor.length > MAX_CURSOR_LENGTH) throw new InvalidCursorError('too long');
     return codec.decode(scope, cursor);
   } catch (error) {
     if (error instanceof InvalidCursorError) {

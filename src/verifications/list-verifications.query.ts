@@ -58,9 +58,9 @@ export class ListVerificationsQueryDto {
   @IsString()
   limit?: string;
 
+  // Length and shape are the codec's business: any bad cursor is 400 invalid_cursor, not validation_failed.
   @ApiPropertyOptional({ description: 'next_cursor of the previous page' })
   @IsOptional()
   @IsString()
-  @MaxLength(512)
   cursor?: string;
 }
