@@ -3,12 +3,17 @@ import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { AppModule } from 'src/app.module';
 import { configureHttp } from 'src/common/http-pipeline';
+import { NestPinoLogger } from 'src/common/logging/nest-logger';
+import { rootLogger } from 'src/common/logging/root-logger';
 import { ConfigError } from 'src/config/app-config';
 import { loadConfig } from 'src/config/config.module';
 
 async function bootstrap(): Promise<void> {
   const config = loadConfig();
-  const app = await NestFactory.create<NestExpressApplication>(AppModule, { bodyParser: false });
+  const app = await NestFactory.create<NestExpressApplication>(AppModule, {
+    bodyParser: false,
+    logger: new NestPinoLogger(rootLogger()),
+  });
   configureHttp(app);
   app.enableShutdownHooks();
   await app.listen(config.port);

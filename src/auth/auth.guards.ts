@@ -2,6 +2,7 @@ import { CanActivate, ExecutionContext, Inject, Injectable, createParamDecorator
 import type { Request } from 'express';
 import { AccountsService } from 'src/accounts/accounts.service';
 import { bearerToken, tokensEqual } from 'src/auth/bearer';
+import { clientAccountId } from 'src/auth/client-credential';
 import { ApiError } from 'src/common/api-error';
 import type { AppConfig } from 'src/config/app-config';
 import { APP_CONFIG } from 'src/config/config.module';
@@ -17,8 +18,7 @@ export class ClientAuthGuard implements CanActivate {
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const req = context.switchToHttp().getRequest<ClientRequest>();
-    const token = bearerToken(req);
-    const accountId = token ? await this.accounts.accountIdForSecret(token) : null;
+    const accountId = await clientAccountId(req, this.accounts);
     if (!accountId) throw ApiError.unauthorized();
     req.accountId = accountId;
     return true;

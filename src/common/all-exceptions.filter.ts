@@ -2,6 +2,7 @@ import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@n
 import { HttpAdapterHost } from '@nestjs/core';
 import type { Request, Response } from 'express';
 import { ApiError, ErrorCode } from 'src/common/api-error';
+import { isDatabaseUnavailable } from 'src/common/dependency-errors';
 import { requestIdOf } from 'src/common/request-id';
 import { allowedMethods } from 'src/common/route-table';
 
@@ -36,7 +37,9 @@ export class AllExceptionsFilter implements ExceptionFilter {
 
   handle(exception: unknown, req: Request, res: Response): void {
     const error = this.toApiError(exception, req);
-    if (error.status >= 500 && error.code === 'internal_error') {
+    if (error.code === 'service_unavailable' && !(exception instanceof ApiError)) {
+      this.logger.warn({ err: exception, method: req.method, path: req.path }, 'dependency unavailable');
+    } else if (error.status >= 500 && error.code === 'internal_error') {
       this.logger.error({ err: exception, method: req.method, path: req.path }, 'unhandled error');
     }
     sendError(res, req, error);
@@ -44,6 +47,9 @@ export class AllExceptionsFilter implements ExceptionFilter {
 
   private toApiError(exception: unknown, req: Request): ApiError {
     if (exception instanceof ApiError) return exception;
+    if (isDatabaseUnavailable(exception)) {
+      return new ApiError('service_unavailable', 'A dependency this route needs is unavailable; retry later', [{ field: 'postgres', issue: 'down' }], { 'Retry-After': '1' });
+    }
     const parserError = exception as BodyParserError;
     if (parserError?.type === 'entity.too.large') {
       return new ApiError('payload_too_large', 'Request body must not exceed 100 KB');

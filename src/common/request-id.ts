@@ -8,15 +8,15 @@ export function requestIdFrom(header: string | string[] | undefined): string {
   return typeof header === 'string' && VALID.test(header) ? header : randomUUID();
 }
 
-export interface RequestWithId extends IncomingMessage {
-  id?: string;
-}
+/** pino-http also declares `IncomingMessage.id` (wider), so the id is read through this view. */
+export type RequestWithId = Omit<IncomingMessage, 'id'> & { id?: unknown };
 
 /** Reads the id the request-id middleware assigned (or makes one for very early failures). */
-export function requestIdOf(req: RequestWithId, res?: ServerResponse): string {
-  if (!req.id) {
-    req.id = requestIdFrom(req.headers['x-request-id']);
-    if (res && !res.headersSent) res.setHeader('x-request-id', req.id);
+export function requestIdOf(req: IncomingMessage | RequestWithId, res?: ServerResponse): string {
+  const request = req as RequestWithId;
+  if (typeof request.id !== 'string' || request.id === '') {
+    request.id = requestIdFrom(req.headers['x-request-id']);
+    if (res && !res.headersSent) res.setHeader('x-request-id', request.id as string);
   }
-  return req.id;
+  return request.id as string;
 }

@@ -1,0 +1,26 @@
+import { isDatabaseUnavailable } from 'src/common/dependency-errors';
+
+describe('isDatabaseUnavailable', () => {
+  it.each([
+    Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' }),
+    new Error('timeout exceeded when trying to connect'),
+    new Error('Connection terminated unexpectedly'),
+    Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' }),
+    Object.assign(new Error('the database system is starting up'), { code: '57P03' }),
+    Object.assign(new Error('query failed'), { driverError: Object.assign(new Error('x'), { code: '08006' }) }),
+    new Error('wrapped', { cause: Object.assign(new Error('reset'), { code: 'ECONNRESET' }) }),
+    Object.assign(new Error('AggregateError'), { errors: [Object.assign(new Error('a'), { code: 'ECONNREFUSED' })] }),
+  ])('recognises %p', (error) => {
+    expect(isDatabaseUnavailable(error)).toBe(true);
+  });
+
+  it.each([
+    new Error('syntax error at or near "x"'),
+    Object.assign(new Error('duplicate key'), { code: '23505' }),
+    'ECONNREFUSED',
+    null,
+    undefined,
+  ])('does not mistake %p for an outage', (error) => {
+    expect(isDatabaseUnavailable(error)).toBe(false);
+  });
+});

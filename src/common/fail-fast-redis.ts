@@ -1,0 +1,27 @@
+import Redis from 'ioredis';
+
+/**
+ * A Redis connection for checks that must never wait on Redis: while it is down, commands fail at
+ * once (no offline queue) or after a short time-out, and the client keeps reconnecting behind.
+ * `log` gets one line per outage and one when it ends, not one per reconnection attempt.
+ */
+export function createFailFastRedis(url: string, log: (message: string) => void, commandTimeoutMs = 250): Redis {
+  const client = new Redis(url, {
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 0,
+    commandTimeout: commandTimeoutMs,
+    connectTimeout: 1_000,
+    enableReadyCheck: false,
+    retryStrategy: (attempt) => Math.min(attempt * 200, 2_000),
+  });
+  let down = false;
+  client.on('error', (error: Error) => {
+    if (!down) log(`redis unavailable: ${error.message}`);
+    down = true;
+  });
+  client.on('ready', () => {
+    if (down) log('redis connection restored');
+    down = false;
+  });
+  return client;
+}

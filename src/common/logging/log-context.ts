@@ -1,0 +1,26 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+
+/** What every log line written while serving a request carries. */
+export interface LogContext {
+  readonly requestId: string;
+  /** The request itself: the client guard sets `accountId` on it after the context was opened. */
+  readonly request?: { readonly accountId?: string };
+}
+
+const storage = new AsyncLocalStorage<LogContext>();
+
+export function runWithLogContext<T>(context: LogContext, fn: () => T): T {
+  return storage.run(context, fn);
+}
+
+export function currentLogContext(): LogContext | undefined {
+  return storage.getStore();
+}
+
+/** The pino mixin: request id and account id of the request being served, if any. */
+export function logContextFields(): Record<string, string> {
+  const context = storage.getStore();
+  if (!context) return {};
+  const accountId = context.request?.accountId;
+  return accountId ? { request_id: context.requestId, account_id: accountId } : { request_id: context.requestId };
+}

@@ -1,0 +1,65 @@
+export const REDACTED = '[REDACTED]';
+
+/** Keys whose values are never written, whatever they look like. */
+const SECRET_KEY = /^(?:authorization|proxy-authorization|cookie|set-cookie|x-api-key|password|passwd|secret|token|api_key|apikey|access_token|refresh_token|client_secret|webhook_secret|secret_encryption_key|admin_token|internal_api_token)$|secret|token|password/i;
+
+/** Values that look like credentials wherever they appear inside a string. */
+const SECRET_SHAPES: readonly RegExp[] = [
+  /whsec_[A-Za-z0-9+/=_-]*/g,
+  /\b(Bearer|Basic)\s+[^\s",;]+/gi,
+];
+
+const MAX_DEPTH = 8;
+
+/**
+ * Removes credentials from anything about to be logged: values under secret-named keys, secret-shaped
+ * substrings (`whsec_…`, `Bearer …`) and the configured tokens themselves, wherever they appear.
+ */
+export class Redactor {
+  private readonly literals: string[];
+
+  constructor(literals: readonly string[] = []) {
+    // Short literals would redact ordinary words; configured tokens are at least 16 characters.
+    this.literals = literals.filter((literal) => literal.length >= 8);
+  }
+
+  text(value: string): string {
+    let result = value;
+    for (const literal of this.literals) {
+      if (result.includes(literal)) result = result.split(literal).join(REDACTED);
+    }
+    for (const shape of SECRET_SHAPES) {
+      result = result.replace(shape, (match: string, scheme?: string) =>
+        typeof scheme === 'string' && !match.startsWith('whsec_') ? `${scheme} ${REDACTED}` : REDACTED,
+      );
+    }
+    return result;
+  }
+
+  value(value: unknown, depth = 0, seen: WeakSet<object> = new WeakSet()): unknown {
+    if (typeof value === 'string') return this.text(value);
+    if (value === null || typeof value !== 'object') return value;
+    if (Buffer.isBuffer(value)) return `[Buffer ${value.length} bytes]`;
+    if (value instanceof Error) return this.error(value, depth, seen);
+    const prototype: unknown = Object.getPrototypeOf(value);
+    // Class instances (requests, sockets) are left to pino's serializers and the line-level scrub.
+    if (!Array.isArray(value) && prototype !== Object.prototype && prototype !== null) return value;
+    if (seen.has(value) || depth >= MAX_DEPTH) return '[Object]';
+    seen.add(value);
+    if (Array.isArray(value)) return value.map((item) => this.value(item, depth + 1, seen));
+    const result: Record<string, unknown> = {};
+    for (const [key, item] of Object.entries(value)) {
+      result[key] = SECRET_KEY.test(key) && item !== null && item !== undefined && typeof item !== 'boolean' ? REDACTED : this.value(item, depth + 1, seen);
+    }
+    return result;
+  }
+
+  private error(error: Error, depth: number, seen: WeakSet<object>): Record<string, unknown> {
+    const result: Record<string, unknown> = { type: error.name, message: this.text(error.message) };
+    if (error.stack) result.stack = this.text(error.stack);
+    const code = (error as { code?: unknown }).code;
+    if (typeof code === 'string' || typeof code === 'number') result.code = code;
+    if (error.cause !== undefined) result.cause = this.value(error.cause, depth + 1, seen);
+    return result;
+  }
+}
