@@ -1,0 +1,41 @@
+import { Client } from 'pg';
+import { createDatabaseIfMissing, runMigrations } from 'src/database/migrate';
+import { isSeeded, seed } from './seed';
+
+async function withMaintenanceDb<T>(databaseUrl: string, work: (client: Client, name: string) => Promise<T>): Promise<T> {
+  const url = new URL(databaseUrl);
+  const name = decodeURIComponent(url.pathname.slice(1));
+  if (!/bench/.test(name)) throw new Error(`Refusing to touch database "${name}": its name does not say bench`);
+  url.pathname = '/postgres';
+  const client = new Client({ connectionString: url.toString() });
+  await client.connect();
+  try {
+    return await work(client, name);
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * Makes sure the bench database exists, is migrated and holds the seeded data set. A database that
+ * is missing, incomplete, of an older seed version, or `force`d is dropped and built again from
+ * the migrations, so the measured schema is always exactly the migrations' schema.
+ */
+export async function prepareBenchDatabase(databaseUrl: string, force: boolean, log: (line: string) => void): Promise<void> {
+  const exists = await withMaintenanceDb(databaseUrl, async (client, name) => {
+    const found = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
+    return found.rowCount === 1;
+  });
+  if (exists && !force && (await isSeeded(databaseUrl))) {
+    const applied = await runMigrations(databaseUrl);
+    log(`bench database already seeded${applied.length ? `; applied new migrations ${applied.join(', ')}` : ''} (--reseed to rebuild)`);
+    return;
+  }
+  if (exists) {
+    await withMaintenanceDb(databaseUrl, (client, name) => client.query(`DROP DATABASE "${name.replace(/"/g, '""')}" WITH (FORCE)`));
+  }
+  await createDatabaseIfMissing(databaseUrl);
+  await runMigrations(databaseUrl);
+  const seconds = await seed(databaseUrl, log);
+  log(`seeded in ${seconds.toFixed(1)} s`);
+}

@@ -1,0 +1,265 @@
+/**
+ * npm run bench:list — the list route of the public API under load, beside a bare node:http + pg
+ * floor doing the same database work. See docs/performance.md.
+ *
+ * Options: --reseed (rebuild the bench database), --duration <s> (10), --warmup <s> (3),
+ * --connections <n> (50), --hops <n> (200), --out <file.json> (raw figures).
+ */
+import { cpus } from 'node:os';
+import { writeFileSync } from 'node:fs';
+import autocannon from 'autocannon';
+import { Client } from 'pg';
+import { prepareBenchDatabase } from './bench-database';
+import {
+  BENCH_ADMIN_TOKEN,
+  BENCH_INTERNAL_API_TOKEN,
+  BENCH_SECRET_ENCRYPTION_KEY,
+  LARGE_ACCOUNTS,
+  MEDIUM_ACCOUNTS,
+  benchDatabaseUrl,
+  benchSecret,
+} from './bench-env';
+import { FLOOR_MAIN, SERVICE_MAIN, Target, startTarget } from './targets';
+
+const LIST_PATH = '/api/v1/public/kyc/verifications';
+/** Name, surname, e-mail and external-id fragments, from rare (one surname) to common (a domain). */
+const Q_FRAGMENTS = ['garc', 'lovelace', 'ann', 'user-42', 'tanaka', 'example.de', 'okafor', 'sofia'];
+
+interface Options {
+  reseed: boolean;
+  duration: number;
+  warmup: number;
+  connections: number;
+  hops: number;
+  out?: string;
+}
+
+interface Variant {
+  path: string;
+  secret: string;
+}
+
+interface Measured {
+  rps: number;
+  p50: number;
+  p99: number;
+  requests: number;
+  failures: number;
+}
+
+interface Row {
+  scenario: string;
+  service: Measured;
+  floor: Measured;
+}
+
+function log(line: string): void {
+  process.stdout.write(`${line}\n`);
+}
+
+function parseOptions(argv: string[]): Options {
+  const value = (name: string, fallback: number): number => {
+    const index = argv.indexOf(`--${name}`);
+    if (index === -1) return fallback;
+    const parsed = Number(argv[index + 1]);
+    if (!Number.isInteger(parsed) || parsed < 1) throw new Error(`--${name} needs a positive integer`);
+    return parsed;
+  };
+  const out = argv.indexOf('--out');
+  return {
+    reseed: argv.includes('--reseed'),
+    duration: value('duration', 10),
+    warmup: value('warmup', 3),
+    connections: value('connections', 50),
+    hops: value('hops', 200),
+    out: out === -1 ? undefined : argv[out + 1],
+  };
+}
+
+/** The accounts with enough rows for a page after 200 hops: every scenario uses the same ones. */
+const ACCOUNTS = Array.from({ length: LARGE_ACCOUNTS + MEDIUM_ACCOUNTS }, (_, i) => i);
+
+interface Page {
+  data: { id: string }[];
+  has_more: boolean;
+  next_cursor: string | null;
+}
+
+async function getPage(target: Target, variant: Variant): Promise<Page> {
+  const res = await fetch(`${target.url}${variant.path}`, { headers: { authorization: `Bearer ${variant.secret}` } });
+  if (res.status !== 200) throw new Error(`${target.name} ${variant.path}: HTTP ${res.status} ${await res.text()}`);
+  return (await res.json()) as Page;
+}
+
+/** Follows next_cursor `hops` times from the first page, per account, on this target's own cursors. */
+async function deepVariants(target: Target, hops: number): Promise<Variant[]> {
+  const variants: Variant[] = new Array<Variant>(ACCOUNTS.length);
+  let nextAccount = 0;
+  const walker = async (): Promise<void> => {
+    for (let i = nextAccount++; i < ACCOUNTS.length; i = nextAccount++) {
+      const secret = benchSecret(ACCOUNTS[i] as number);
+      let path = `${LIST_PATH}?limit=20`;
+      for (let hop = 0; hop < hops; hop++) {
+        const page = await getPage(target, { path, secret });
+        if (!page.next_cursor) throw new Error(`account ${i} ran out of pages after ${hop} hops`);
+        path = `${LIST_PATH}?limit=20&cursor=${encodeURIComponent(page.next_cursor)}`;
+      }
+      variants[i] = { path, secret };
+    }
+  };
+  await Promise.all(Array.from({ length: 8 }, walker));
+  return variants;
+}
+
+function perAccount(query: string): Variant[] {
+  return ACCOUNTS.map((account) => ({ path: `${LIST_PATH}?${query}`, secret: benchSecret(account) }));
+}
+
+function qVariants(): Variant[] {
+  // Every account with every fragment, interleaved so consecutive requests differ in both.
+  return ACCOUNTS.flatMap((account, i) =>
+    Q_FRAGMENTS.map((_, j) => ({
+      path: `${LIST_PATH}?q=${encodeURIComponent(Q_FRAGMENTS[(i + j) % Q_FRAGMENTS.length] as string)}`,
+      secret: benchSecret(account),
+    })),
+  );
+}
+
+/** The floor must return exactly the service's rows, or the comparison means nothing. */
+async function checkSameRows(scenario: string, service: Target, floor: Target, serviceVariants: Variant[], floorVariants: Variant[]): Promise<void> {
+  for (let i = 0; i < Math.min(serviceVariants.length, 40); i++) {
+    const [a, b] = await Promise.all([getPage(service, serviceVariants[i] as Variant), getPage(floor, floorVariants[i] as Variant)]);
+    const same = a.has_more === b.has_more && a.data.map((r) => r.id).join() === b.data.map((r) => r.id).join();
+    if (!same) throw new Error(`${scenario}: the floor and the service disagree on ${serviceVariants[i]?.path}`);
+  }
+}
+
+async function load(target: Target, variants: Variant[], connections: number, seconds: number): Promise<Measured> {
+  let next = 0;
+  const result = await autocannon({
+    url: target.url,
+    connections,
+    duration: seconds,
+    requests: [
+      {
+        method: 'GET',
+        setupRequest: (request) => {
+          const variant = variants[next++ % variants.length] as Variant;
+          return { ...request, path: variant.path, headers: { authorization: `Bearer ${variant.secret}` } };
+        },
+      },
+    ],
+  });
+  return {
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    requests: result.requests.total,
+    failures: result.non2xx + result.errors + result.timeouts,
+  };
+}
+
+function table(rows: Row[]): string {
+  const fmt = (n: number, digits = 0): string => n.toFixed(digits);
+  const lines = [
+    '| scenario | service req/s | p50 ms | p99 ms | floor req/s | p50 ms | p99 ms | ratio |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|',
+    ...rows.map(({ scenario, service: s, floor: f }) =>
+      `| ${scenario} | ${fmt(s.rps)} | ${fmt(s.p50)} | ${fmt(s.p99)} | ${fmt(f.rps)} | ${fmt(f.p50)} | ${fmt(f.p99)} | ${fmt(s.rps / f.rps, 2)} |`),
+  ];
+  return lines.join('\n');
+}
+
+function targets(rows: Row[]): string[] {
+  const by = (name: string): Row => rows.find((row) => row.scenario === name) as Row;
+  const verdict = (ok: boolean): string => (ok ? 'PASS' : 'FAIL');
+  const worst = Math.min(...rows.map((row) => row.service.rps / row.floor.rps));
+  const deep = by('deep page (200 hops)').service.p99;
+  const first = by('first page').service.p99;
+  const q = by('q search').service.p99;
+  return [
+    `${verdict(worst >= 0.5)}  list throughput >= 0.5 x floor in every scenario (lowest ratio ${worst.toFixed(2)})`,
+    `${verdict(deep <= 1.2 * first)}  deep page p99 within 1.2 x first page p99 (${deep} ms vs ${first} ms = ${(deep / first).toFixed(2)} x)`,
+    `${verdict(q < 50)}  q search p99 < 50 ms (${q} ms)`,
+  ];
+}
+
+async function describeMachine(databaseUrl: string): Promise<string> {
+  const client = new Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const pg = await client.query<{ server_version: string }>('SHOW server_version');
+    const cpu = cpus();
+    return `${cpu.length} x ${cpu[0]?.model ?? 'cpu'}, Node ${process.version}, PostgreSQL ${pg.rows[0]?.server_version}`;
+  } finally {
+    await client.end();
+  }
+}
+
+async function main(): Promise<void> {
+  const options = parseOptions(process.argv.slice(2));
+  const databaseUrl = benchDatabaseUrl();
+  await prepareBenchDatabase(databaseUrl, options.reseed, log);
+  const machine = await describeMachine(databaseUrl);
+  const env = {
+    NODE_ENV: 'production',
+    DATABASE_URL: databaseUrl,
+    APP_ROLE: 'api',
+    LOG_LEVEL: 'warn',
+    RATE_LIMIT_PER_MINUTE: '0',
+    QUEUE_PREFIX: 'kyc-bench',
+    ADMIN_TOKEN: BENCH_ADMIN_TOKEN,
+    INTERNAL_API_TOKEN: BENCH_INTERNAL_API_TOKEN,
+    SECRET_ENCRYPTION_KEY: BENCH_SECRET_ENCRYPTION_KEY,
+  };
+  const started: Target[] = [];
+  try {
+    const service = await startTarget('service', SERVICE_MAIN, env, '/health/live');
+    started.push(service);
+    const floor = await startTarget('floor', FLOOR_MAIN, env, '/');
+    started.push(floor);
+
+    log(`walking ${options.hops} cursor hops for ${ACCOUNTS.length} accounts on each target`);
+    const walkStart = Date.now();
+    const deepService = await deepVariants(service, options.hops);
+    const deepFloor = await deepVariants(floor, options.hops);
+    log(`walked in ${((Date.now() - walkStart) / 1000).toFixed(1)} s`);
+
+    const scenarios: { name: string; service: Variant[]; floor: Variant[] }[] = [
+      { name: 'first page', service: perAccount('limit=20'), floor: perAccount('limit=20') },
+      { name: 'deep page (200 hops)', service: deepService, floor: deepFloor },
+      { name: 'q search', service: qVariants(), floor: qVariants() },
+      { name: 'status filter', service: perAccount('status=approved,rejected'), floor: perAccount('status=approved,rejected') },
+    ];
+    const rows: Row[] = [];
+    for (const scenario of scenarios) {
+      await checkSameRows(scenario.name, service, floor, scenario.service, scenario.floor);
+      const measured: Partial<Record<'service' | 'floor', Measured>> = {};
+      for (const [name, target, variants] of [['service', service, scenario.service], ['floor', floor, scenario.floor]] as const) {
+        await load(target, variants, options.connections, options.warmup);
+        measured[name] = await load(target, variants, options.connections, options.duration);
+        const m = measured[name];
+        log(`${scenario.name} / ${name}: ${m.rps.toFixed(0)} req/s, p50 ${m.p50} ms, p99 ${m.p99} ms${m.failures ? `, ${m.failures} FAILED requests` : ''}`);
+      }
+      rows.push({ scenario: scenario.name, service: measured.service as Measured, floor: measured.floor as Measured });
+    }
+
+    const failures = rows.flatMap((row) => [row.service, row.floor]).reduce((sum, m) => sum + m.failures, 0);
+    log('');
+    log(`Machine: ${machine}; ${options.connections} connections, ${options.duration} s per run after ${options.warmup} s warm-up;`);
+    log(`autocannon runs in this process, the service and the floor in their own, all on the same machine as PostgreSQL.`);
+    log('');
+    log(table(rows));
+    log('');
+    for (const line of targets(rows)) log(line);
+    if (failures > 0) log(`WARNING: ${failures} requests failed (non-2xx, errors or time-outs); the figures above are suspect`);
+    if (options.out) writeFileSync(options.out, JSON.stringify({ machine, options, rows }, null, 2) + '\n');
+  } finally {
+    for (const target of started.reverse()) await target.stop();
+  }
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`bench:list failed: ${(error as Error).stack ?? String(error)}\n`);
+  process.exit(1);
+});
