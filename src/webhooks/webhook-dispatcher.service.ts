@@ -1,12 +1,35 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
+import type { Queue } from 'bull';
+import { DELIVER_JOB, DELIVERY_PRODUCER, DeliveryJobData, deliveryJobId } from 'src/webhooks/webhook-queue.constants';
 
 /**
- * Hands committed outbox events to the delivery queue without making the caller wait.
- * TODO(issue 3): enqueue on the Bull queue; until then the sweeper is the only path.
+ * Hands committed outbox events to the delivery queue without making the caller wait: Redis being
+ * slow or down only delays the webhook (the sweeper relays it), never the API response.
  */
 @Injectable()
-export class WebhookDispatcher {
+export class WebhookDispatcher implements OnApplicationShutdown {
+  private readonly logger = new Logger(WebhookDispatcher.name);
+
+  constructor(@Inject(DELIVERY_PRODUCER) private readonly queue: Queue) {}
+
+  /** Events of their first delivery cycle (fresh from a status change). */
   dispatch(eventIds: string[]): void {
-    void eventIds;
+    this.dispatchJobs(eventIds.map((eventId) => ({ eventId, cycle: 1 })));
+  }
+
+  dispatchJobs(jobs: DeliveryJobData[]): void {
+    if (jobs.length === 0) return;
+    this.enqueue(jobs).catch((error: unknown) => {
+      this.logger.warn(`could not enqueue ${jobs.length} webhook event(s), the sweeper will relay them: ${(error as Error).message}`);
+    });
+  }
+
+  /** Awaitable form for the sweeper; re-adding an existing (id, cycle) is a no-op. */
+  async enqueue(jobs: DeliveryJobData[]): Promise<void> {
+    await this.queue.addBulk(jobs.map((data) => ({ name: DELIVER_JOB, data, opts: { jobId: deliveryJobId(data) } })));
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.queue.close().catch(() => undefined);
   }
 }

@@ -1,0 +1,26 @@
+import { withJitter } from 'src/webhooks/retry-delay';
+
+/**
+ * Thrown by the processor to have Bull run the job again after `delayMs`: a scheduled retry, or a
+ * deferral when the account has too many deliveries in flight (not an attempt).
+ */
+export class DeliveryRetry extends Error {
+  constructor(
+    readonly delayMs: number,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'DeliveryRetry';
+  }
+}
+
+/** For unexpected failures (database down): back off from 1 s up to a minute. */
+function fallbackDelay(attemptsMade: number): number {
+  return withJitter(Math.min(60_000, 1_000 * 2 ** Math.min(attemptsMade, 6)));
+}
+
+/** Bull's custom backoff strategy: Bull hands it the error the processor threw. */
+export function retryBackoff(attemptsMade: number, err?: Error): number {
+  const delay = (err as Partial<DeliveryRetry> | undefined)?.delayMs;
+  return typeof delay === 'number' && Number.isFinite(delay) && delay >= 1 ? Math.round(delay) : fallbackDelay(attemptsMade);
+}

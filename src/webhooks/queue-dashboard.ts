@@ -1,0 +1,51 @@
+import { createBullBoard } from '@bull-board/api';
+import { BullAdapter } from '@bull-board/api/bullAdapter';
+import { ExpressAdapter } from '@bull-board/express';
+import type { INestApplication } from '@nestjs/common';
+import type { Queue } from 'bull';
+import type { NextFunction, Request, Response } from 'express';
+import { tokensEqual } from 'src/auth/bearer';
+import { sendError } from 'src/common/all-exceptions.filter';
+import { ApiError } from 'src/common/api-error';
+import type { AppConfig } from 'src/config/app-config';
+import { APP_CONFIG } from 'src/config/config.module';
+import { DELIVERY_PRODUCER } from 'src/webhooks/webhook-queue.constants';
+
+type BoardOptions = Parameters<typeof createBullBoard>[0];
+
+export const DASHBOARD_PATH = '/admin/queues';
+
+/** HTTP Basic with user `admin` and the admin token, compared in constant time. */
+export function basicAuth(adminToken: string) {
+  return (req: Request, res: Response, next: NextFunction): void => {
+    const match = /^basic +([A-Za-z0-9+/=]+) *$/i.exec(req.headers.authorization ?? '');
+    const decoded = match ? Buffer.from(match[1], 'base64').toString('utf8') : '';
+    const colon = decoded.indexOf(':');
+    const user = colon >= 0 ? decoded.slice(0, colon) : '';
+    const password = colon >= 0 ? decoded.slice(colon + 1) : '';
+    const userOk = tokensEqual(user, 'admin');
+    const passwordOk = tokensEqual(password, adminToken);
+    if (match && userOk && passwordOk) return next();
+    sendError(res, req, new ApiError('unauthorized', 'Missing or invalid credentials', [], { 'WWW-Authenticate': 'Basic realm="queues", charset="UTF-8"' }));
+  };
+}
+
+/**
+ * Mounts the Bull dashboard. It reads through the producer queue, whose Redis client fails fast,
+ * so the dashboard errors at once rather than hanging while Redis is down.
+ */
+export function mountQueueDashboard(app: INestApplication): void {
+  const config = app.get<AppConfig>(APP_CONFIG);
+  const queue = app.get<Queue>(DELIVERY_PRODUCER);
+  const serverAdapter = new ExpressAdapter();
+  serverAdapter.setBasePath(DASHBOARD_PATH);
+  // @bull-board/express pins its own patch release of @bull-board/api; the adapter contract is the same.
+  createBullBoard({ queues: [new BullAdapter(queue)], serverAdapter: serverAdapter as unknown as BoardOptions['serverAdapter'] });
+  app.use(DASHBOARD_PATH, basicAuth(config.adminToken), serverAdapter.getRouter());
+}
+
+/** A worker process serves only health and metrics; the API routes belong to `api` processes. */
+export function workerHttpOnly(req: Request, res: Response, next: NextFunction): void {
+  if (req.path.startsWith('/health') || req.path === '/metrics') return next();
+  sendError(res, req, new ApiError('not_found', `No route ${req.method} ${req.path}`));
+}

@@ -1,0 +1,62 @@
+import { Body, Controller, Get, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
+import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ClientAuthGuard, CurrentAccountId } from 'src/auth/auth.guards';
+import type { ListPage } from 'src/common/pagination';
+import { UuidParamPipe } from 'src/common/uuid-param.pipe';
+import {
+  BulkRedeliverDto,
+  ListWebhookEventsQueryDto,
+  RedeliveryResponseDto,
+  SendTestEventDto,
+  WebhookEventDetailResponseDto,
+  WebhookEventListResponseDto,
+  WebhookEventResponseDto,
+} from 'src/webhooks/webhook-events.dto';
+import { WebhookEventsService } from 'src/webhooks/webhook-events.service';
+
+// The literal routes (redeliver, test) are declared before ':id' so they are never read as ids.
+@ApiTags('public')
+@ApiBearerAuth('client')
+@UseGuards(ClientAuthGuard)
+@Controller('api/v1/public/kyc/webhook-events')
+export class WebhookEventsController {
+  constructor(private readonly events: WebhookEventsService) {}
+
+  @Get()
+  @ApiOperation({ summary: 'The delivery log, newest first (keyset paging)' })
+  @ApiOkResponse({ type: WebhookEventListResponseDto })
+  async list(@CurrentAccountId() accountId: string, @Query() query: ListWebhookEventsQueryDto): Promise<ListPage<WebhookEventResponseDto>> {
+    return this.events.list(accountId, query);
+  }
+
+  @Post('redeliver')
+  @HttpCode(202)
+  @ApiOperation({ summary: 'Bulk replay of matching events (at most 10,000 per call), each keeping its webhook-id' })
+  @ApiResponse({ status: 202, type: RedeliveryResponseDto })
+  async redeliverMany(@CurrentAccountId() accountId: string, @Body() dto: BulkRedeliverDto): Promise<RedeliveryResponseDto> {
+    return this.events.redeliverMany(accountId, dto);
+  }
+
+  @Post('test')
+  @HttpCode(202)
+  @ApiOperation({ summary: 'Send a test event with a made-up verification in the given status' })
+  @ApiResponse({ status: 202, type: WebhookEventResponseDto })
+  async sendTest(@CurrentAccountId() accountId: string, @Body() dto: SendTestEventDto): Promise<WebhookEventResponseDto> {
+    return this.events.sendTest(accountId, dto.status);
+  }
+
+  @Get(':id')
+  @ApiOperation({ summary: 'One event with every delivery attempt' })
+  @ApiOkResponse({ type: WebhookEventDetailResponseDto })
+  async get(@CurrentAccountId() accountId: string, @Param('id', UuidParamPipe) id: string): Promise<WebhookEventDetailResponseDto> {
+    return this.events.get(accountId, id);
+  }
+
+  @Post(':id/redeliver')
+  @HttpCode(202)
+  @ApiOperation({ summary: 'Redeliver one event: a fresh delivery cycle with the same webhook-id and body' })
+  @ApiResponse({ status: 202, type: WebhookEventResponseDto })
+  async redeliver(@CurrentAccountId() accountId: string, @Param('id', UuidParamPipe) id: string): Promise<WebhookEventResponseDto> {
+    return this.events.redeliver(accountId, id);
+  }
+}

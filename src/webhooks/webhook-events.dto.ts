@@ -1,0 +1,109 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsIn, IsOptional, IsString, IsUUID, Matches, MaxLength } from 'class-validator';
+import { DELIVERY_STATUSES, type DeliveryStatus } from 'src/webhooks/webhook-event.entity';
+import { TEST_EVENT_STATUSES, type TestEventStatus } from 'src/webhooks/test-event';
+
+const DELIVERY_STATUS_LIST = /^(pending|delivered|failed)(,(pending|delivered|failed))*$/;
+const REDELIVERABLE_LIST = /^(delivered|failed)(,(delivered|failed))*$/;
+
+export class ListWebhookEventsQueryDto {
+  @ApiPropertyOptional({ description: 'Comma-separated delivery statuses', example: 'failed' })
+  @IsOptional()
+  @IsString()
+  @Matches(DELIVERY_STATUS_LIST, { message: 'delivery_status must be a comma-separated list of pending, delivered, failed' })
+  delivery_status?: string;
+
+  @ApiPropertyOptional({ format: 'uuid' })
+  @IsOptional()
+  @IsUUID('all')
+  verification_id?: string;
+
+  @ApiPropertyOptional({ format: 'date-time', description: 'Inclusive' })
+  @IsOptional()
+  @IsString()
+  created_from?: string;
+
+  @ApiPropertyOptional({ format: 'date-time', description: 'Exclusive' })
+  @IsOptional()
+  @IsString()
+  created_to?: string;
+
+  @ApiPropertyOptional({ minimum: 1, maximum: 100, default: 20 })
+  @IsOptional()
+  @IsString()
+  limit?: string;
+
+  @ApiPropertyOptional({ description: 'next_cursor of the previous page' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(512)
+  cursor?: string;
+}
+
+export class BulkRedeliverDto {
+  @ApiProperty({
+    example: 'failed',
+    description:
+      'Comma-separated: `failed`, `delivered`, or both. `pending` is refused: those events are still being ' +
+      'delivered, and replaying them would restart their retry schedule. At most 10,000 events per call, oldest ' +
+      'first; call again for the rest.',
+  })
+  @IsString()
+  @Matches(REDELIVERABLE_LIST, { message: 'delivery_status must be a comma-separated list of failed, delivered' })
+  delivery_status!: string;
+
+  @ApiPropertyOptional({ format: 'date-time', description: 'Inclusive' })
+  @IsOptional()
+  @IsString()
+  created_from?: string;
+
+  @ApiPropertyOptional({ format: 'date-time', description: 'Exclusive' })
+  @IsOptional()
+  @IsString()
+  created_to?: string;
+}
+
+export class SendTestEventDto {
+  @ApiProperty({ enum: TEST_EVENT_STATUSES, description: 'The status of the made-up verification in the test payload' })
+  @IsIn(TEST_EVENT_STATUSES)
+  status!: TestEventStatus;
+}
+
+export class WebhookAttemptResponseDto {
+  @ApiProperty() number!: number;
+  @ApiProperty({ format: 'date-time' }) at!: string;
+  @ApiProperty({ nullable: true, type: Number, description: 'null on a network error or time-out' }) response_status!: number | null;
+  @ApiProperty() duration_ms!: number;
+  @ApiProperty({ nullable: true, type: String, description: 'null on success' }) error!: string | null;
+}
+
+export class WebhookEventResponseDto {
+  @ApiProperty({ format: 'uuid', description: 'Also the webhook-id header of every attempt' }) id!: string;
+  @ApiProperty({ enum: ['webhook_event'] }) object!: 'webhook_event';
+  @ApiProperty({ example: 'verification.status_changed' }) type!: string;
+  @ApiProperty({ format: 'uuid' }) verification_id!: string;
+  @ApiProperty({ format: 'date-time' }) created_at!: string;
+  @ApiProperty({ enum: DELIVERY_STATUSES }) delivery_status!: DeliveryStatus;
+  @ApiProperty({ description: 'Attempts across every delivery cycle' }) attempt_count!: number;
+  @ApiProperty({ format: 'date-time', nullable: true, type: String }) last_attempt_at!: string | null;
+  @ApiProperty({ nullable: true, type: Number }) last_response_status!: number | null;
+  @ApiProperty({ nullable: true, type: String, example: 'HTTP 500' }) last_error!: string | null;
+  @ApiProperty({ format: 'date-time', nullable: true, type: String }) next_attempt_at!: string | null;
+  @ApiProperty({ type: 'object', additionalProperties: true, description: 'The exact body that is POSTed' }) payload!: object;
+}
+
+export class WebhookEventDetailResponseDto extends WebhookEventResponseDto {
+  @ApiProperty({ type: [WebhookAttemptResponseDto] }) attempts!: WebhookAttemptResponseDto[];
+}
+
+export class WebhookEventListResponseDto {
+  @ApiProperty({ enum: ['list'] }) object!: 'list';
+  @ApiProperty({ type: [WebhookEventResponseDto] }) data!: WebhookEventResponseDto[];
+  @ApiProperty() has_more!: boolean;
+  @ApiProperty({ nullable: true, type: String }) next_cursor!: string | null;
+}
+
+export class RedeliveryResponseDto {
+  @ApiProperty({ enum: ['redelivery'] }) object!: 'redelivery';
+  @ApiProperty({ description: 'Events put back into delivery (at most 10,000 per call)' }) count!: number;
+}

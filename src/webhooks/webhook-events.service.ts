@@ -1,0 +1,130 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { ApiError } from 'src/common/api-error';
+import { CursorCodec, cursorScope } from 'src/common/cursor';
+import { CURSOR_CODEC } from 'src/common/cursor.provider';
+import { ListPage, SqlParams, checkRange, decodeCursor, keysetCondition, parseLimit, parseTimestamp, toPage } from 'src/common/pagination';
+import { TestEventStatus, testVerification } from 'src/webhooks/test-event';
+import { WebhookAttempt } from 'src/webhooks/webhook-attempt.entity';
+import { WebhookDispatcher } from 'src/webhooks/webhook-dispatcher.service';
+import { WebhookEvent } from 'src/webhooks/webhook-event.entity';
+import { toWebhookEventDetail, toWebhookEventResponse } from 'src/webhooks/webhook-event.mapper';
+import type {
+  BulkRedeliverDto,
+  ListWebhookEventsQueryDto,
+  RedeliveryResponseDto,
+  WebhookEventDetailResponseDto,
+  WebhookEventResponseDto,
+} from 'src/webhooks/webhook-events.dto';
+import { WebhookOutboxService } from 'src/webhooks/webhook-outbox.service';
+
+export const MAX_BULK_REDELIVERY = 10_000;
+
+const COLUMNS = `id, account_id AS "accountId", verification_id AS "verificationId", type, body, created_at AS "createdAt",
+  delivery_status AS "deliveryStatus", attempt_count AS "attemptCount", cycle, cycle_attempts AS "cycleAttempts",
+  last_attempt_at AS "lastAttemptAt", last_response_status AS "lastResponseStatus", last_error AS "lastError",
+  next_attempt_at AS "nextAttemptAt", delivered_at AS "deliveredAt"`;
+
+/** A fresh delivery cycle: the full schedule again, same id and body; attempt_count keeps counting. */
+const NEW_CYCLE = `delivery_status = 'pending', cycle = cycle + 1, cycle_attempts = 0, next_attempt_at = now()`;
+
+function optionalTimestamp(field: string, raw: string | undefined): Date | undefined {
+  return raw === undefined ? undefined : parseTimestamp(field, raw);
+}
+
+/** The client's delivery log: list, detail, replay and test events, always scoped to the account. */
+@Injectable()
+export class WebhookEventsService {
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    @Inject(CURSOR_CODEC) private readonly cursors: CursorCodec,
+    private readonly outbox: WebhookOutboxService,
+    private readonly dispatcher: WebhookDispatcher,
+  ) {}
+
+  async list(accountId: string, query: ListWebhookEventsQueryDto): Promise<ListPage<WebhookEventResponseDto>> {
+    const limit = parseLimit(query.limit);
+    const createdFrom = optionalTimestamp('created_from', query.created_from);
+    const createdTo = optionalTimestamp('created_to', query.created_to);
+    checkRange('created_from', createdFrom, 'created_to', createdTo);
+    const statuses = query.delivery_status ? [...new Set(query.delivery_status.split(','))].sort() : undefined;
+    const verificationId = query.verification_id?.toLowerCase();
+    const scope = cursorScope({
+      route: 'webhook-events',
+      accountId,
+      statuses,
+      verificationId,
+      createdFrom: createdFrom?.toISOString(),
+      createdTo: createdTo?.toISOString(),
+    });
+    const position = decodeCursor(this.cursors, scope, query.cursor);
+
+    const params = new SqlParams();
+    const where = [`account_id = ${params.add(accountId)}`];
+    if (statuses) where.push(`delivery_status = ANY(${params.add(statuses)}::varchar[])`);
+    if (verificationId) where.push(`verification_id = ${params.add(verificationId)}`);
+    if (createdFrom) where.push(`created_at >= ${params.add(createdFrom)}`);
+    if (createdTo) where.push(`created_at < ${params.add(createdTo)}`);
+    if (position) where.push(keysetCondition(params, 'created_at', 'DESC', position));
+    const rows: WebhookEvent[] = await this.dataSource.query(
+      `SELECT ${COLUMNS} FROM webhook_events WHERE ${where.join(' AND ')}
+        ORDER BY created_at DESC, id DESC LIMIT ${params.add(limit + 1)}`,
+      params.values,
+    );
+    return toPage(rows, limit, toWebhookEventResponse, (row) => ({ value: row.createdAt.toISOString(), id: row.id }), this.cursors, scope);
+  }
+
+  async get(accountId: string, id: string): Promise<WebhookEventDetailResponseDto> {
+    const event = await this.find(accountId, id);
+    const attempts = await this.dataSource.getRepository(WebhookAttempt).find({ where: { eventId: id }, order: { number: 'ASC' } });
+    return toWebhookEventDetail(event, attempts);
+  }
+
+  async redeliver(accountId: string, id: string): Promise<WebhookEventResponseDto> {
+    const rows: WebhookEvent[][] = await this.dataSource.query(
+      `UPDATE webhook_events SET ${NEW_CYCLE} WHERE id = $1 AND account_id = $2 RETURNING ${COLUMNS}`,
+      [id, accountId],
+    );
+    const event = rows[0]?.[0];
+    if (!event) throw ApiError.notFound('webhook event');
+    this.dispatcher.dispatchJobs([{ eventId: event.id, cycle: event.cycle }]);
+    return toWebhookEventResponse(event);
+  }
+
+  async redeliverMany(accountId: string, dto: BulkRedeliverDto): Promise<RedeliveryResponseDto> {
+    const createdFrom = optionalTimestamp('created_from', dto.created_from);
+    const createdTo = optionalTimestamp('created_to', dto.created_to);
+    checkRange('created_from', createdFrom, 'created_to', createdTo);
+    const params = new SqlParams();
+    const where = [`account_id = ${params.add(accountId)}`, `delivery_status = ANY(${params.add([...new Set(dto.delivery_status.split(','))])}::varchar[])`];
+    if (createdFrom) where.push(`created_at >= ${params.add(createdFrom)}`);
+    if (createdTo) where.push(`created_at < ${params.add(createdTo)}`);
+    const rows: { id: string; cycle: number }[][] = await this.dataSource.query(
+      `UPDATE webhook_events SET ${NEW_CYCLE}
+        WHERE id IN (SELECT id FROM webhook_events WHERE ${where.join(' AND ')}
+                      ORDER BY created_at, id LIMIT ${params.add(MAX_BULK_REDELIVERY)} FOR UPDATE SKIP LOCKED)
+        RETURNING id, cycle`,
+      params.values,
+    );
+    const updated = rows[0] ?? [];
+    this.dispatcher.dispatchJobs(updated.map((row) => ({ eventId: row.id, cycle: row.cycle })));
+    return { object: 'redelivery', count: updated.length };
+  }
+
+  async sendTest(accountId: string, status: TestEventStatus): Promise<WebhookEventResponseDto> {
+    const at = new Date();
+    const made = testVerification(status, at);
+    const event = await this.dataSource.transaction((manager) =>
+      this.outbox.record(manager, { accountId, verificationId: made.id, previousStatus: made.previousStatus, verification: made.verification, test: true }, at),
+    );
+    if (event.deliveryStatus === 'pending') this.dispatcher.dispatch([event.id]);
+    return toWebhookEventResponse(event);
+  }
+
+  private async find(accountId: string, id: string): Promise<WebhookEvent> {
+    const event = await this.dataSource.getRepository(WebhookEvent).findOneBy({ id, accountId });
+    if (!event) throw ApiError.notFound('webhook event');
+    return event;
+  }
+}

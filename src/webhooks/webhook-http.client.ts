@@ -1,0 +1,148 @@
+import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'node:dns';
+import http from 'node:http';
+import https from 'node:https';
+import type { LookupFunction } from 'node:net';
+import { performance } from 'node:perf_hooks';
+import { isIpLiteral, isPublicUnicast } from 'src/common/ip-policy';
+
+export const RESPONSE_BODY_LIMIT = 1024;
+/** Read at most this much of a response before giving up on the connection. */
+const RESPONSE_DRAIN_LIMIT = 64 * 1024;
+export const BLOCKED_ERROR = 'blocked: private address';
+
+export interface DeliveryResult {
+  /** null on a network error or time-out. */
+  responseStatus: number | null;
+  /** null on success. */
+  error: string | null;
+  responseBody: string | null;
+  durationMs: number;
+  retryAfter: string | undefined;
+}
+
+export interface PostOptions {
+  timeoutMs: number;
+  allowPrivate: boolean;
+}
+
+class BlockedAddressError extends Error {
+  readonly code = 'EBLOCKED';
+  constructor() {
+    super(BLOCKED_ERROR);
+  }
+}
+
+type Resolver = (hostname: string, options: LookupOptions & { all: true }, callback: (err: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void) => void;
+
+/**
+ * A DNS lookup for the socket itself, so the address checked is the address connected to (no
+ * rebinding window). Any non-public answer refuses the whole host.
+ */
+export function guardedLookup(resolve: Resolver = dnsLookup as Resolver): LookupFunction {
+  return (hostname, options, callback) => {
+    resolve(hostname, { ...options, all: true }, (err, addresses) => {
+      if (err) return callback(err, '', 0);
+      if (addresses.length === 0 || addresses.some((entry) => !isPublicUnicast(entry.address))) {
+        return callback(new BlockedAddressError(), '', 0);
+      }
+      if (options.all) return callback(null, addresses);
+      return callback(null, addresses[0].address, addresses[0].family);
+    });
+  };
+}
+
+function describe(error: unknown, timedOut: boolean): string {
+  if (timedOut) return 'timeout';
+  if (error instanceof BlockedAddressError) return BLOCKED_ERROR;
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  if (code === 'EBLOCKED') return BLOCKED_ERROR;
+  const text = code ?? (error as Error | undefined)?.message ?? 'network error';
+  return text.slice(0, 500);
+}
+
+/** POSTs one webhook: no redirects, a hard time-out over connect, headers and body, a capped read. */
+export class WebhookHttpClient {
+  private readonly httpAgent = new http.Agent({ keepAlive: true, maxFreeSockets: 256, scheduling: 'lifo' });
+  private readonly httpsAgent = new https.Agent({ keepAlive: true, maxFreeSockets: 256, scheduling: 'lifo' });
+  private readonly lookup = guardedLookup();
+
+  constructor(private readonly options: PostOptions) {}
+
+  post(target: string, headers: Record<string, string>, body: string): Promise<DeliveryResult> {
+    const started = performance.now();
+    const elapsed = () => Math.round(performance.now() - started);
+    const failure = (error: string): DeliveryResult => ({ responseStatus: null, error, responseBody: null, durationMs: elapsed(), retryAfter: undefined });
+    let url: URL;
+    try {
+      url = new URL(target);
+    } catch {
+      return Promise.resolve(failure('invalid webhook_url'));
+    }
+    const host = url.hostname.replace(/^\[|\]$/g, '');
+    // Node never calls the lookup for an IP literal, so those are checked here.
+    if (!this.options.allowPrivate && isIpLiteral(host) && !isPublicUnicast(host)) {
+      return Promise.resolve(failure(BLOCKED_ERROR));
+    }
+    const secure = url.protocol === 'https:';
+    const controller = new AbortController();
+    let timedOut = false;
+    return new Promise<DeliveryResult>((resolve) => {
+      let settled = false;
+      const finish = (result: DeliveryResult) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        resolve(result);
+      };
+      const timer = setTimeout(() => {
+        timedOut = true;
+        controller.abort();
+        finish(failure('timeout'));
+      }, this.options.timeoutMs);
+      const request = (secure ? https : http).request(url, {
+        method: 'POST',
+        agent: secure ? this.httpsAgent : this.httpAgent,
+        headers: { ...headers, 'content-length': String(Buffer.byteLength(body)), 'user-agent': 'kyc-webhooks/1' },
+        signal: controller.signal,
+        ...(this.options.allowPrivate ? {} : { lookup: this.lookup }),
+      });
+      request.on('error', (error) => finish(failure(describe(error, timedOut))));
+      request.on('response', (response) => {
+        const status = response.statusCode ?? 0;
+        const chunks: Buffer[] = [];
+        let kept = 0;
+        let read = 0;
+        response.on('data', (chunk: Buffer) => {
+          read += chunk.length;
+          if (kept < RESPONSE_BODY_LIMIT) {
+            const part = chunk.subarray(0, RESPONSE_BODY_LIMIT - kept);
+            chunks.push(part);
+            kept += part.length;
+          }
+          if (read > RESPONSE_DRAIN_LIMIT) response.destroy();
+        });
+        const done = () => {
+          const ok = status >= 200 && status < 300;
+          const error = ok ? null : status >= 300 && status < 400 ? `redirect (HTTP ${status})` : `HTTP ${status}`;
+          const header = response.headers['retry-after'];
+          finish({
+            responseStatus: status,
+            error,
+            responseBody: chunks.length ? Buffer.concat(chunks).toString('utf8').replaceAll('\u0000', '') : null,
+            durationMs: elapsed(),
+            retryAfter: typeof header === 'string' ? header : undefined,
+          });
+        };
+        response.on('end', done);
+        response.on('close', done);
+        response.on('error', () => undefined);
+      });
+      request.end(body);
+    });
+  }
+
+  close(): void {
+    this.httpAgent.destroy();
+    this.httpsAgent.destroy();
+  }
+}
