@@ -171,6 +171,16 @@ function corpus({ accountId, processingId, pendingId }: Ids): BadRequest[] {
     { name: 'query parameter on account get', method: 'get', path: `${ADMIN}/${account.id}?verbose=1`, auth: 'admin', status: 400, code: 'validation_failed', field: 'verbose' },
     { name: 'PUT on an account', method: 'put', path: `${ADMIN}/${account.id}`, auth: 'admin', body: { name: 'x' }, status: 405, code: 'method_not_allowed' },
     { name: 'GET on the accounts collection', method: 'get', path: ADMIN, auth: 'admin', status: 405, code: 'method_not_allowed' },
+    // input no DTO rule can catch
+    { name: 'NUL in external_user_id on create', method: 'post', path: INTERNAL, auth: 'internal', body: { account_id: account.id, external_user_id: 'a\u0000b' }, status: 400, code: 'validation_failed', field: 'external_user_id' },
+    { name: 'NUL in a metadata value', method: 'post', path: INTERNAL, auth: 'internal', body: { account_id: account.id, external_user_id: 'u', metadata: { k: 'v\u0000' } }, status: 400, code: 'validation_failed', field: 'metadata.k' },
+    { name: 'NUL in an applicant name', method: 'post', path: `${INTERNAL}/${processingId}/transitions`, auth: 'internal', body: { status: 'approved', applicant: { first_name: 'A\u0000' } }, status: 400, code: 'validation_failed', field: 'applicant.first_name' },
+    { name: 'NUL in the external_user_id filter', method: 'get', path: `${LIST}?external_user_id=a%00b`, auth: 'client', status: 400, code: 'validation_failed', field: 'external_user_id' },
+    { name: 'NUL in an account name', method: 'post', path: ADMIN, auth: 'admin', body: { name: 'x\u0000' }, status: 400, code: 'validation_failed', field: 'name' },
+    { name: 'NUL in a webhook_url', method: 'patch', path: `${ADMIN}/${account.id}`, auth: 'admin', body: { webhook_url: 'https://a.example/\u0000' }, status: 400, code: 'validation_failed', field: 'webhook_url' },
+    { name: 'a __proto__ body field', method: 'post', path: INTERNAL, auth: 'internal', raw: { type: 'application/json', text: `{"account_id":"${account.id}","external_user_id":"u","__proto__":{"x":1}}` }, status: 400, code: 'validation_failed', field: '__proto__' },
+    { name: 'deeply nested JSON', method: 'post', path: INTERNAL, auth: 'internal', raw: { type: 'application/json', text: `{"account_id":"${account.id}","external_user_id":"u","metadata":${'['.repeat(5000)}${']'.repeat(5000)}}` }, status: 400, code: 'validation_failed' },
+    { name: 'expected_version null', method: 'post', path: `${INTERNAL}/${processingId}/transitions`, auth: 'internal', body: { status: 'approved', expected_version: null }, status: 400, code: 'validation_failed', field: 'expected_version' },
     // routes
     { name: 'unknown route', method: 'get', path: '/api/v1/nothing-here', auth: 'none', status: 404, code: 'not_found' },
     { name: 'unknown route with credentials', method: 'post', path: '/api/v1/public/kyc/verifications/x/y/z', auth: 'client', body: {}, status: 404, code: 'not_found' },

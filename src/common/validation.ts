@@ -1,5 +1,6 @@
-import { ValidationError, ValidationPipe } from '@nestjs/common';
+import { ArgumentMetadata, ValidationError, ValidationPipe } from '@nestjs/common';
 import { ApiError, ErrorDetail } from 'src/common/api-error';
+import { findUnsafeInput } from 'src/common/unsafe-input';
 
 function collect(errors: ValidationError[], parent: string, out: ErrorDetail[]): void {
   for (const error of errors) {
@@ -26,8 +27,19 @@ export function validationError(errors: ValidationError[]): ApiError {
   return new ApiError('validation_failed', `${first.field} ${first.issue}`, details);
 }
 
+/** The DTO checks, preceded by the checks no DTO decorator can express (see findUnsafeInput). */
+class ContractValidationPipe extends ValidationPipe {
+  override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    if (metadata.type === 'body' || metadata.type === 'query' || metadata.type === 'param') {
+      const problem = findUnsafeInput(value, metadata.type === 'param' ? (metadata.data ?? '') : '');
+      if (problem) throw new ApiError('validation_failed', `${problem.field} ${problem.issue}`, [problem]);
+    }
+    return super.transform(value, metadata);
+  }
+}
+
 export function createValidationPipe(): ValidationPipe {
-  return new ValidationPipe({
+  return new ContractValidationPipe({
     whitelist: true,
     forbidNonWhitelisted: true,
     forbidUnknownValues: true,

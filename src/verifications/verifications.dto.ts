@@ -143,7 +143,8 @@ export class TransitionVerificationDto {
   status!: VerificationStatus;
 
   @ApiPropertyOptional({ minimum: 1, description: 'Checked before the transition: a mismatch is 409 version_conflict' })
-  @IsOptional()
+  // null is refused rather than read as "no check": a client that meant to guard a move must not lose the guard.
+  @ValidateIf((dto: TransitionVerificationDto) => dto.expected_version !== undefined)
   @IsInt()
   @Min(1)
   expected_version?: number;
