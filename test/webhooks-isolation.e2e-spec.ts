@@ -1,0 +1,121 @@
+import { createAccount, createVerification, transition } from './helpers/factories';
+import { TestApp, startApp } from './helpers/test-app';
+import { WebhookReceiver } from './helpers/webhook-receiver';
+
+interface AttemptRow {
+  response_status: number | null;
+  error: string | null;
+}
+
+async function waitForFailed(t: TestApp, verificationId: string, timeoutMs = 20_000): Promise<{ id: string; last_error: string; attempts: AttemptRow[] }> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const res = await t.db.query(`SELECT id, delivery_status, last_error FROM webhook_events WHERE verification_id = $1`, [verificationId]);
+    const row = res.rows[0];
+    if (row?.delivery_status === 'failed') {
+      const attempts = await t.db.query('SELECT response_status, error FROM webhook_attempts WHERE event_id = $1 ORDER BY number', [row.id]);
+      return { id: row.id, last_error: row.last_error, attempts: attempts.rows };
+    }
+    if (Date.now() > deadline) throw new Error(`event of ${verificationId} is ${row?.delivery_status}, expected failed`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+describe('SSRF: private targets are refused at connect time', () => {
+  let registrar: TestApp;
+  let guarded: TestApp;
+  let receiver: WebhookReceiver;
+
+  beforeAll(async () => {
+    receiver = await WebhookReceiver.start();
+    // URL registration refuses literal private addresses when they are not allowed, so the accounts
+    // are registered through an api-only process that allows them (as if the URL was set earlier,
+    // or the name used to resolve publicly: DNS rebinding).
+    registrar = await startApp({ APP_ROLE: 'api', QUEUE_PREFIX: `${process.env.QUEUE_PREFIX}_ssrf_registrar` });
+    guarded = await startApp({
+      QUEUE_PREFIX: `${process.env.QUEUE_PREFIX}_ssrf`,
+      WEBHOOK_ALLOW_PRIVATE_TARGETS: 'false',
+      WEBHOOK_RETRY_SCHEDULE: '100ms',
+      WEBHOOK_TIMEOUT_MS: '3000',
+      OUTBOX_SWEEP_INTERVAL_MS: '300',
+    });
+  });
+
+  afterAll(async () => {
+    await guarded.close();
+    await registrar.close();
+    await receiver.close();
+  });
+
+  it.each([
+    ['127.0.0.1 (a live receiver)', () => receiver.url],
+    ['localhost, resolved at connect time', () => receiver.urlWithHost('localhost')],
+    ['[::1]', () => receiver.urlWithHost('[::1]')],
+    ['10.0.0.1', () => 'http://10.0.0.1/hook'],
+    ['169.254.169.254', () => 'http://169.254.169.254/latest/meta-data'],
+  ])('refuses %s and records each attempt as blocked', async (_name, url) => {
+    const account = await createAccount(registrar, { webhook_url: url() });
+    const v = await createVerification(guarded, account.id);
+    await transition(guarded, v.id, { status: 'processing' });
+    const event = await waitForFailed(guarded, v.id);
+    expect(event.last_error).toBe('blocked: private address');
+    expect(event.attempts).toEqual([
+      { response_status: null, error: 'blocked: private address' },
+      { response_status: null, error: 'blocked: private address' },
+    ]);
+    expect(receiver.requests).toHaveLength(0);
+  });
+
+  it('refuses to register a literal private address', async () => {
+    const account = await createAccount(guarded);
+    const res = await guarded.http
+      .patch(`/api/v1/admin/accounts/${account.id}`)
+      .set('authorization', `Bearer ${guarded.adminToken}`)
+      .send({ webhook_url: 'http://169.254.169.254/latest/meta-data' });
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe('validation_failed');
+  });
+});
+
+describe('noisy neighbours', () => {
+  let t: TestApp;
+  let hanging: WebhookReceiver;
+  let healthy: WebhookReceiver;
+
+  beforeAll(async () => {
+    hanging = await WebhookReceiver.start();
+    healthy = await WebhookReceiver.start();
+    hanging.respondWith({ hang: true });
+    t = await startApp({
+      QUEUE_PREFIX: `${process.env.QUEUE_PREFIX}_neighbours`,
+      WEBHOOK_CONCURRENCY: '5',
+      WEBHOOK_MAX_IN_FLIGHT_PER_ACCOUNT: '2',
+      WEBHOOK_TIMEOUT_MS: '15000',
+      WEBHOOK_RETRY_SCHEDULE: '200ms',
+      OUTBOX_SWEEP_INTERVAL_MS: '300',
+    });
+  });
+
+  afterAll(async () => {
+    await hanging.close();
+    await t.close();
+    await healthy.close();
+  });
+
+  it("one account's hanging endpoint does not delay another account's deliveries past a second", async () => {
+    const slow = await createAccount(t, { webhook_url: hanging.url });
+    const fast = await createAccount(t, { webhook_url: healthy.url });
+    const queued = await Promise.all(Array.from({ length: 20 }, () => createVerification(t, slow.id)));
+    await Promise.all(queued.map((v) => transition(t, v.id, { status: 'processing' })));
+    await hanging.waitFor((requests) => requests.length >= 2);
+
+    const v = await createVerification(t, fast.id);
+    await transition(t, v.id, { status: 'processing' });
+    const committed = Date.now();
+    const [event] = (await t.db.query('SELECT id FROM webhook_events WHERE verification_id = $1', [v.id])).rows as { id: string }[];
+    const [arrival] = await healthy.waitForCount(event.id, 1, 10_000);
+    expect(arrival.at - committed).toBeLessThan(1_000);
+    // The hanging account never had more than its 2 slots in flight.
+    expect(hanging.requests.length).toBe(2);
+  });
+});
