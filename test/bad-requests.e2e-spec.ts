@@ -46,6 +46,11 @@ describe('bad requests: every one is a 4xx with the contract body and changes no
     expect(names.length).toBeGreaterThanOrEqual(40);
   });
 
+  it('with private targets refused, a loopback URL still registers: it is refused at connect time instead', async () => {
+    const res = await t.http.post(ADMIN).set('authorization', `Bearer ${t.adminToken}`).send({ name: 'loopback', webhook_url: 'https://127.0.0.1:9/hook' });
+    expect(res.status).toBe(201);
+  });
+
   it.each(names)('%s', async (name) => {
     const c = cases().find((item) => item.name === name) as BadRequest;
     const before = await dbSnapshot(t.db);
@@ -152,7 +157,7 @@ function corpus({ accountId, processingId, pendingId }: Ids): BadRequest[] {
     { name: 'account with user-info in webhook_url', method: 'post', path: ADMIN, auth: 'admin', body: { name: 'x', webhook_url: 'https://user:pw@example.com/hook' }, status: 400, code: 'validation_failed', field: 'webhook_url' },
     { name: 'account with a 2049-char webhook_url', method: 'post', path: ADMIN, auth: 'admin', body: { name: 'x', webhook_url: `https://example.com/${'a'.repeat(2029)}` }, status: 400, code: 'validation_failed', field: 'webhook_url' },
     { name: 'account with a relative webhook_url', method: 'post', path: ADMIN, auth: 'admin', body: { name: 'x', webhook_url: '/hook' }, status: 400, code: 'validation_failed', field: 'webhook_url' },
-    { name: 'account with a loopback webhook_url', method: 'post', path: ADMIN, auth: 'admin', body: { name: 'x', webhook_url: 'https://127.0.0.1/hook' }, status: 400, code: 'validation_failed', field: 'webhook_url' },
+    { name: 'account with an ftp webhook_url', method: 'post', path: ADMIN, auth: 'admin', body: { name: 'x', webhook_url: 'ftp://example.com/hook' }, status: 400, code: 'validation_failed', field: 'webhook_url' },
     { name: 'account with an unknown field', method: 'post', path: ADMIN, auth: 'admin', body: { name: 'x', plan: 'gold' }, status: 400, code: 'validation_failed', field: 'plan' },
     { name: 'account get with malformed id', method: 'get', path: `${ADMIN}/xyz`, auth: 'admin', status: 400, code: 'validation_failed', field: 'id' },
     { name: 'account get unknown', method: 'get', path: `${ADMIN}/${UNKNOWN_ID}`, auth: 'admin', status: 404, code: 'not_found' },

@@ -113,10 +113,7 @@ export class AccountsService {
 
   private checkUrl(webhookUrl: string | null): void {
     if (webhookUrl === null) return;
-    const problem = webhookUrlProblem(webhookUrl, {
-      allowInsecure: this.config.webhookAllowInsecureUrls,
-      allowPrivate: this.config.webhookAllowPrivateTargets,
-    });
+    const problem = webhookUrlProblem(webhookUrl, { allowInsecure: this.config.webhookAllowInsecureUrls });
     if (problem) throw ApiError.validation('webhook_url', problem);
   }
 

@@ -1,11 +1,12 @@
-import { isIpLiteral, isPublicUnicast } from 'src/common/ip-policy';
-
 export interface WebhookUrlPolicy {
   allowInsecure: boolean;
-  allowPrivate: boolean;
 }
 
-/** Returns the problem with a webhook URL, or null when it may be registered. */
+/**
+ * Returns the problem with a webhook URL, or null when it may be registered. Private and loopback
+ * targets are refused at connect time, after DNS resolution (rebinding-safe), not here: a name that
+ * is public today may resolve privately tomorrow, and the contract checks it where it matters.
+ */
 export function webhookUrlProblem(value: string, policy: WebhookUrlPolicy): string | null {
   if (value.length > 2048) return 'must be at most 2048 characters';
   let url: URL;
@@ -18,10 +19,5 @@ export function webhookUrlProblem(value: string, policy: WebhookUrlPolicy): stri
   if (!protocols.includes(url.protocol)) return policy.allowInsecure ? 'must be an http or https URL' : 'must be an https URL';
   if (url.username || url.password) return 'must not contain user info';
   if (!url.hostname) return 'must have a host';
-  const host = url.hostname.replace(/^\[|\]$/g, '');
-  if (!policy.allowPrivate) {
-    if (host === 'localhost' || host.endsWith('.localhost')) return 'must not point to a private address';
-    if (isIpLiteral(host) && !isPublicUnicast(host)) return 'must not point to a private address';
-  }
   return null;
 }
