@@ -132,6 +132,12 @@ describe('GET /api/v1/public/kyc/verifications', () => {
       await expect(search({ created_to: '2026-01-02' })).resolves.toEqual(expected('a', 'b'));
     });
 
+    it('a bound finer than a millisecond is exact against millisecond values', async () => {
+      await expect(search({ created_from: '2026-01-01T00:00:00.0005Z' })).resolves.toEqual(expected('b', 'c'));
+      await expect(search({ created_to: '2026-01-01T00:00:00.0005Z' })).resolves.toEqual(expected('a'));
+      await expect(search({ created_to: '2026-01-01T00:00:00.001000Z' })).resolves.toEqual(expected('a'));
+    });
+
     it('created range with equal ends is empty, and offsets are honoured', async () => {
       await expect(search({ created_from: '2026-01-01T00:00:00.000Z', created_to: '2026-01-01T00:00:00.000Z' })).resolves.toEqual([]);
       await expect(search({ created_from: '2026-01-01T01:00:00.001+01:00', created_to: '2026-01-02T01:00:00+01:00' })).resolves.toEqual(expected('b'));

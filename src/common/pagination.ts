@@ -40,7 +40,10 @@ export function parseTimestamp(field: string, raw: string): Date {
   const text = !dateTime ? `${raw}T00:00:00Z` : dateTime[1] ? raw : `${raw}Z`;
   const date = new Date(text);
   if (Number.isNaN(date.getTime())) throw ApiError.validation(field, 'must be an ISO 8601 date-time');
-  return date;
+  // Stored values are whole milliseconds and Date truncates finer digits; rounding a sub-millisecond
+  // bound up keeps both `from >= x` and `to < x` exact against millisecond values.
+  const subMillis = /\.\d{3}(\d+)/.exec(raw)?.[1];
+  return subMillis && /[1-9]/.test(subMillis) ? new Date(date.getTime() + 1) : date;
 }
 
 export function checkRange(fromField: string, from: Date | undefined, toField: string, to: Date | undefined): void {
