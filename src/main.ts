@@ -7,6 +7,7 @@ import { NestPinoLogger } from 'src/common/logging/nest-logger';
 import { rootLogger } from 'src/common/logging/root-logger';
 import { ConfigError } from 'src/config/app-config';
 import { loadConfig } from 'src/config/config.module';
+import { setupOpenApi } from 'src/ops/openapi';
 import { mountQueueDashboard, workerHttpOnly } from 'src/webhooks/queue-dashboard';
 
 async function bootstrap(): Promise<void> {
@@ -17,7 +18,10 @@ async function bootstrap(): Promise<void> {
   });
   configureHttp(app);
   if (config.appRole === 'worker') app.use(workerHttpOnly);
-  else mountQueueDashboard(app);
+  else {
+    mountQueueDashboard(app);
+    setupOpenApi(app);
+  }
   // SIGTERM: stop taking jobs, finish in-flight deliveries, close Redis and PostgreSQL, exit 0.
   app.enableShutdownHooks([], { useProcessExit: true });
   await app.listen(config.port);
