@@ -148,6 +148,8 @@ describe('webhook-events API', () => {
       expect(res.body.error.code).toBe('not_found');
     }
     expect((await get(`${BASE}/not-a-uuid`)).status).toBe(400);
+    expect((await get(`${BASE}/${event.id}?expand=attempts`)).status).toBe(400);
+    expect((await post(`${BASE}/${event.id}/redeliver`, { force: true })).status).toBe(400);
     expect((await get(`${BASE}/01900000-0000-7000-8000-000000000000`)).status).toBe(404);
     expect((await get(BASE).set('authorization', 'Bearer whsec_nope')).status).toBe(401);
   });

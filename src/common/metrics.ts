@@ -14,7 +14,7 @@ export const httpRequestDuration = new Histogram({
 
 export const webhookDeliveries = new Counter({
   name: 'webhook_delivery_attempts_total',
-  help: 'Webhook delivery attempts by outcome (delivered, retry, failed, timeout, network_error, blocked, no_webhook_url)',
+  help: 'Webhook delivery attempts by outcome (delivered, http_error, timeout, network_error, blocked, no_webhook_url)',
   labelNames: ['outcome'] as const,
   registers: [metricsRegistry],
 });
