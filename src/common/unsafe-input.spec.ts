@@ -19,6 +19,11 @@ describe('findUnsafeInput', () => {
     expect(findUnsafeInput(JSON.parse('{"metadata": {"__proto__": "x"}}'))).toEqual({ field: 'metadata.__proto__', issue: 'is not allowed' });
   });
 
+  it.each(['constructor', 'toString', 'hasOwnProperty', 'valueOf', 'prototype'])('refuses a %s key, which the DTO mapping would drop', (key) => {
+    expect(findUnsafeInput({ metadata: { [key]: 'x' } })).toEqual({ field: `metadata.${key}`, issue: 'is not allowed' });
+    expect(findUnsafeInput({ [key]: 'x' })).toEqual({ field: key, issue: 'is not allowed' });
+  });
+
   it('refuses deep nesting instead of recursing without bound', () => {
     let deep: unknown = 'leaf';
     for (let i = 0; i < 10_000; i += 1) deep = [deep];

@@ -6,10 +6,16 @@ function join(path: string, key: string): string {
   return path ? `${path}.${key}` : key;
 }
 
+/** class-transformer silently drops keys named like Object.prototype members (`constructor`, `toString`...). */
+function isObjectMember(key: string): boolean {
+  return key === 'prototype' || key in Object.prototype;
+}
+
 /**
  * Input that passes type checks yet cannot be stored or read safely: NUL characters (PostgreSQL
- * text and jsonb refuse them, which would surface as a 500), `__proto__` keys (silently dropped by
- * the DTO mapping instead of refused), and nesting deeper than any DTO has.
+ * text and jsonb refuse them, which would surface as a 500), keys such as `__proto__` or `constructor`
+ * (silently dropped by the DTO mapping, even inside metadata, instead of refused), and nesting deeper
+ * than any DTO has.
  */
 export function findUnsafeInput(value: unknown, path = '', depth = 0): ErrorDetail | null {
   if (typeof value === 'string') {
@@ -23,6 +29,7 @@ export function findUnsafeInput(value: unknown, path = '', depth = 0): ErrorDeta
   }
   for (const [key, item] of entries) {
     if (key.includes('\u0000')) return { field: path || 'body', issue: 'must not contain NUL characters in keys' };
+    if (!Array.isArray(value) && isObjectMember(key)) return { field: join(path, key), issue: 'is not allowed' };
     const problem = findUnsafeInput(item, join(path, key), depth + 1);
     if (problem) return problem;
   }
