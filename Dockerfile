@@ -1,0 +1,28 @@
+# syntax=docker/dockerfile:1
+
+# --- build: full dependencies, compile TypeScript to dist/ -----------------------------------------
+FROM node:22-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json nest-cli.json ./
+COPY src ./src
+COPY migrations ./migrations
+COPY bench ./bench
+RUN npx nest build
+
+# --- runtime: production dependencies and the compiled dist/ only, as the unprivileged node user ---
+FROM node:22-slim AS runtime
+ENV NODE_ENV=production \
+    PORT=3000
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
+COPY --from=build /app/dist ./dist
+USER node
+EXPOSE 3000
+# Liveness only: readiness (PostgreSQL + Redis) is for the orchestrator's routing decisions.
+HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 3000) + '/health/live').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+# Runs dist/ without migrating; the compose file runs migrations as a one-shot service first.
+CMD ["node", "dist/src/main.js"]
