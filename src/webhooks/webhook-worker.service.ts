@@ -28,12 +28,13 @@ export class WebhookWorker implements OnApplicationBootstrap, BeforeApplicationS
   ) {}
 
   onApplicationBootstrap(): void {
+    // Every role keeps the queue-depth and backlog gauges fresh for its own /metrics.
+    this.timer = setInterval(() => this.tick(), this.config.sweepIntervalMs);
     if (this.config.appRole === 'api') return;
     this.queue.on('error', (error: Error) => this.logger.warn(`delivery queue: ${error.message}`));
     this.queue
       .process(DELIVER_JOB, this.config.webhookConcurrency, (job) => this.processor.process(job))
       .catch((error: unknown) => this.logger.error(`delivery worker stopped: ${(error as Error).message}`));
-    this.timer = setInterval(() => this.tick(), this.config.sweepIntervalMs);
     this.logger.log(`delivering webhooks, ${this.config.webhookConcurrency} at a time`);
   }
 
@@ -41,7 +42,7 @@ export class WebhookWorker implements OnApplicationBootstrap, BeforeApplicationS
     if (this.sweeping || this.stopped) return;
     this.sweeping = (async () => {
       try {
-        await this.sweeper.sweep();
+        if (this.config.appRole !== 'api') await this.sweeper.sweep();
         await this.sweeper.updateGauges();
       } catch (error) {
         this.logger.warn(`outbox sweep failed: ${(error as Error).message}`);
