@@ -36,6 +36,6 @@ describe('Redactor', () => {
     cyclic.self = cyclic;
     expect(redactor.value(cyclic)).toEqual({ a: 1, self: '[Object]' });
     const instance = new (class Thing {})();
-    expect(redactor.value({ instance }).instance).toBe(instance);
+    expect((redactor.value({ instance }) as { instance: unknown }).instance).toBe(instance);
   });
 });
