@@ -49,6 +49,9 @@ describe('OpenAPI document', () => {
         const scheme = path.startsWith('/api/v1/public/') ? 'client' : path.startsWith('/api/v1/internal/') ? 'internal' : 'admin';
         expect({ path, method, security: operation.security }).toEqual({ path, method, security: [{ [scheme]: [] }] });
         expect(operation.responses['401']?.content?.['application/json']?.schema?.$ref).toBe('#/components/schemas/ErrorBody');
+        const success = Object.entries(operation.responses).filter(([status]) => status.startsWith('2'));
+        expect(success.length).toBe(1);
+        expect({ path, method, schema: success[0][1].content?.['application/json']?.schema }).toEqual({ path, method, schema: expect.anything() });
         if (scheme === 'client') {
           expect(operation.responses['429']).toBeDefined();
           expect(Object.keys(operation.responses['200'] ?? operation.responses['202'] ?? {})).toContain('headers');

@@ -1,5 +1,5 @@
 import { Body, Controller, Get, HttpCode, Param, Patch, Post, UseGuards } from '@nestjs/common';
-import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { toAccountResponse } from 'src/accounts/account.mapper';
 import {
   AccountResponseDto,
@@ -23,17 +23,22 @@ export class AdminAccountsController {
 
   @Post()
   @ApiOperation({ summary: 'Create an account; the response is the only time its secret is shown' })
+  @ApiCreatedResponse({ type: CreatedAccountResponseDto })
   async create(@Body() dto: CreateAccountDto): Promise<CreatedAccountResponseDto> {
     const { account, secret } = await this.accounts.create(dto.name, dto.webhook_url ?? null);
     return { ...toAccountResponse(account), webhook_secret: secret };
   }
 
   @Get(':id')
+  @ApiOperation({ summary: 'The account, without its secret' })
+  @ApiOkResponse({ type: AccountResponseDto })
   async get(@Param('id', UuidParamPipe) id: string): Promise<AccountResponseDto> {
     return toAccountResponse(await this.accounts.get(id));
   }
 
   @Patch(':id')
+  @ApiOperation({ summary: 'Update name and/or webhook_url; null clears the URL' })
+  @ApiOkResponse({ type: AccountResponseDto })
   async update(@Param('id', UuidParamPipe) id: string, @Body() dto: UpdateAccountDto): Promise<AccountResponseDto> {
     return toAccountResponse(await this.accounts.update(id, { name: dto.name, webhookUrl: dto.webhook_url }));
   }
@@ -41,6 +46,7 @@ export class AdminAccountsController {
   @Post(':id/secret/rotate')
   @HttpCode(200)
   @ApiOperation({ summary: 'Issue a new secret; the old one keeps working for the grace period' })
+  @ApiOkResponse({ type: RotatedSecretResponseDto })
   async rotate(@Param('id', UuidParamPipe) id: string, @Body() dto: RotateSecretDto): Promise<RotatedSecretResponseDto> {
     const rotated = await this.accounts.rotateSecret(id, dto.grace_period_seconds ?? 86_400);
     return { webhook_secret: rotated.secret, previous_secret_expires_at: iso(rotated.previousExpiresAt) };

@@ -1,5 +1,5 @@
 import { Body, Controller, HttpCode, Param, Post, UseGuards } from '@nestjs/common';
-import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { InternalAuthGuard } from 'src/auth/auth.guards';
 import { UuidParamPipe } from 'src/common/uuid-param.pipe';
 import { VerificationResponseDto } from 'src/verifications/verification.mapper';
@@ -15,6 +15,7 @@ export class InternalVerificationsController {
 
   @Post()
   @ApiOperation({ summary: 'Start a verification (pending); no webhook is sent for creation' })
+  @ApiCreatedResponse({ type: VerificationResponseDto })
   async create(@Body() dto: CreateVerificationDto): Promise<VerificationResponseDto> {
     return this.verifications.create(dto);
   }
@@ -22,6 +23,7 @@ export class InternalVerificationsController {
   @Post(':id/transitions')
   @HttpCode(200)
   @ApiOperation({ summary: 'Move a verification through the state machine; emits one webhook event' })
+  @ApiOkResponse({ type: VerificationResponseDto })
   async transition(@Param('id', UuidParamPipe) id: string, @Body() dto: TransitionVerificationDto): Promise<VerificationResponseDto> {
     return this.verifications.transition(id, dto);
   }

@@ -1,10 +1,10 @@
 import { Controller, Get, Param, Query, UseGuards } from '@nestjs/common';
-import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ClientAuthGuard, CurrentAccountId } from 'src/auth/auth.guards';
 import type { ListPage } from 'src/common/pagination';
 import { UuidParamPipe } from 'src/common/uuid-param.pipe';
 import { ListVerificationsQueryDto } from 'src/verifications/list-verifications.query';
-import { VerificationDetailResponseDto, VerificationResponseDto } from 'src/verifications/verification.mapper';
+import { VerificationDetailResponseDto, VerificationListResponseDto, VerificationResponseDto } from 'src/verifications/verification.mapper';
 import { VerificationSearchService } from 'src/verifications/verification-search.service';
 import { VerificationsService } from 'src/verifications/verifications.service';
 
@@ -20,12 +20,14 @@ export class PublicVerificationsController {
 
   @Get()
   @ApiOperation({ summary: "List and search the caller's verifications (keyset paging)" })
+  @ApiOkResponse({ type: VerificationListResponseDto })
   async list(@CurrentAccountId() accountId: string, @Query() query: ListVerificationsQueryDto): Promise<ListPage<VerificationResponseDto>> {
     return this.search.list(accountId, query);
   }
 
   @Get(':id')
   @ApiOperation({ summary: 'One verification with its status history' })
+  @ApiOkResponse({ type: VerificationDetailResponseDto })
   async get(@CurrentAccountId() accountId: string, @Param('id', UuidParamPipe) id: string): Promise<VerificationDetailResponseDto> {
     return this.verifications.getForAccount(accountId, id);
   }
