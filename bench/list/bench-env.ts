@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 export const ACCOUNT_COUNT = 1_000;
 export const VERIFICATION_COUNT = 1_000_000;
 /** Bump when the seeded data's shape changes: an older bench database is then re-seeded. */
-export const SEED_VERSION = 1;
+export const SEED_VERSION = 2;
 
 /** Accounts 0-9 hold ~45,000 verifications each, 10-99 ~4,500, 100-999 ~160 (see seed.ts). */
 export const LARGE_ACCOUNTS = 10;

@@ -112,11 +112,15 @@ async function list(req: IncomingMessage, res: ServerResponse, url: URL): Promis
       throw error;
     }
   }
-  const result = await pool.query<Row>(
-    `SELECT ${COLUMNS} FROM verifications WHERE ${where.join(' AND ')}
-        ORDER BY ${order.column} ${order.direction}, id ${order.direction} LIMIT ${add(limit + 1)}`,
-    values,
-  );
+  const orderBy = `ORDER BY ${order.column} ${order.direction}, id ${order.direction}`;
+  const limitParam = add(limit + 1);
+  const sql = q === undefined
+    ? `SELECT ${COLUMNS} FROM verifications WHERE ${where.join(' AND ')} ${orderBy} LIMIT ${limitParam}`
+    : `SELECT ${COLUMNS} FROM (
+           SELECT id AS page_id, ${order.column} AS page_at FROM verifications WHERE ${where.join(' AND ')} ${orderBy} LIMIT ${limitParam}
+         ) page JOIN verifications ON verifications.id = page.page_id
+         ORDER BY page.page_at ${order.direction}, page.page_id ${order.direction}`;
+  const result = await pool.query<Row>(sql, values);
   const hasMore = result.rows.length > limit;
   const rows = hasMore ? result.rows.slice(0, limit) : result.rows;
   const last = rows[rows.length - 1];

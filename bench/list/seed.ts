@@ -67,7 +67,8 @@ function verificationsInsert(windowEndParam: string, from: number, to: number): 
         CASE WHEN h1 % 1000000 < 450000 THEN h1 % ${LARGE_ACCOUNTS}
              WHEN h1 % 1000000 < 855000 THEN ${LARGE_ACCOUNTS} + h1 % ${MEDIUM_ACCOUNTS}
              ELSE ${medium} + h1 % ${ACCOUNT_COUNT - medium} END AS account_index,
-        CASE WHEN created > ${windowEndParam}::timestamptz - interval '3 days' THEN
+        -- Most users finish within the hour and are decided in minutes; some never finish.
+        CASE WHEN created > ${windowEndParam}::timestamptz - interval '1 hour' THEN
                CASE WHEN h2 % 100 < 40 THEN 'pending' WHEN h2 % 100 < 70 THEN 'processing'
                     WHEN h2 % 100 < 92 THEN 'approved' ELSE 'rejected' END
              ELSE

@@ -79,11 +79,17 @@ export class VerificationSearchService {
     if (updatedTo) where.push(`updated_at < ${params.add(updatedTo)}`);
     if (position) where.push(keysetCondition(params, column, direction, position));
 
-    const rows: Verification[] = await this.dataSource.query(
-      `SELECT ${COLUMNS} FROM verifications WHERE ${where.join(' AND ')}
-        ORDER BY ${column} ${direction}, id ${direction} LIMIT ${params.add(limit + 1)}`,
-      params.values,
-    );
+    const order = `ORDER BY ${column} ${direction}, id ${direction}`;
+    const limitParam = params.add(limit + 1);
+    // With q, the page's keys come first from an index-only walk of the covering keyset index
+    // (search_text is INCLUDEd), then only those rows are read: see docs/performance.md.
+    const sql = query.q === undefined
+      ? `SELECT ${COLUMNS} FROM verifications WHERE ${where.join(' AND ')} ${order} LIMIT ${limitParam}`
+      : `SELECT ${COLUMNS} FROM (
+           SELECT id AS page_id, ${column} AS page_at FROM verifications WHERE ${where.join(' AND ')} ${order} LIMIT ${limitParam}
+         ) page JOIN verifications ON verifications.id = page.page_id
+         ORDER BY page.page_at ${direction}, page.page_id ${direction}`;
+    const rows: Verification[] = await this.dataSource.query(sql, params.values);
     return toPage(rows, limit, toVerificationResponse, (row) => ({
       value: (column === 'created_at' ? row.createdAt : row.updatedAt).toISOString(),
       id: row.id,
