@@ -108,4 +108,35 @@ describe('health', () => {
       expect((await t.http.get('/health/ready')).status).toBe(200);
     });
   });
+  describe('started while PostgreSQL is unreachable', () => {
+    let proxy: TcpProxy;
+    let t: TestApp;
+    beforeAll(async () => {
+      proxy = await startTcpProxy(Number(new URL(process.env.DATABASE_URL as string).port || 5432));
+      await proxy.cut();
+      t = await startApp({ DATABASE_URL: databaseUrlThrough(proxy.port) });
+    });
+    afterAll(async () => {
+      await t.close();
+      await proxy.close();
+    });
+
+    it('serves 503 on API routes, then connects on its own once PostgreSQL is back', async () => {
+      const res = await t.http.get(`/api/v1/admin/accounts/${'0'.repeat(8)}-0000-7000-8000-${'0'.repeat(12)}`).set('authorization', `Bearer ${t.adminToken}`);
+      expect(res.status).toBe(503);
+      expect(res.body.error).toMatchObject({ code: 'service_unavailable', details: [{ field: 'postgres', issue: 'down' }] });
+      expect((await t.http.get('/health/ready')).status).toBe(503);
+      expect((await t.http.get('/health/live')).status).toBe(200);
+
+      await proxy.restore();
+      const deadline = Date.now() + 15_000;
+      let account = await t.http.post('/api/v1/admin/accounts').set('authorization', `Bearer ${t.adminToken}`).send({ name: 'late' });
+      while (account.status !== 201 && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 250));
+        account = await t.http.post('/api/v1/admin/accounts').set('authorization', `Bearer ${t.adminToken}`).send({ name: 'late' });
+      }
+      expect(account.status).toBe(201);
+      expect((await t.http.get('/health/ready')).status).toBe(200);
+    });
+  });
 });

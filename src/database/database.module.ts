@@ -1,15 +1,59 @@
-import { Module } from '@nestjs/common';
+import { Inject, Injectable, Logger, MiddlewareConsumer, Module, NestMiddleware, NestModule } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import type { NextFunction, Request, Response } from 'express';
+import { DataSource, DataSourceOptions } from 'typeorm';
+import { ApiError } from 'src/common/api-error';
 import type { AppConfig } from 'src/config/app-config';
 import { APP_CONFIG } from 'src/config/config.module';
 import { dataSourceOptions } from 'src/database/data-source-options';
+
+const RECONNECT_INTERVAL_MS = 2_000;
+const logger = new Logger('Database');
+
+/**
+ * The process starts even when PostgreSQL is down (API routes answer 503 meanwhile) and keeps
+ * trying to connect in the background, so an outage at deploy time heals without a restart.
+ */
+async function connectOrKeepTrying(options: DataSourceOptions): Promise<DataSource> {
+  const dataSource = new DataSource(options);
+  try {
+    await dataSource.initialize();
+  } catch (error) {
+    logger.warn(`PostgreSQL is unreachable at start (${(error as Error).message}); retrying every ${RECONNECT_INTERVAL_MS} ms`);
+    const retry = (): void => {
+      dataSource.initialize().then(
+        () => logger.log('PostgreSQL connection established'),
+        () => setTimeout(retry, RECONNECT_INTERVAL_MS).unref(),
+      );
+    };
+    setTimeout(retry, RECONNECT_INTERVAL_MS).unref();
+  }
+  return dataSource;
+}
+
+/** Until the first connection succeeds, API routes answer 503 instead of failing deep inside TypeORM. */
+@Injectable()
+class DatabaseReadyMiddleware implements NestMiddleware {
+  constructor(@Inject(DataSource) private readonly dataSource: DataSource) {}
+
+  use(_req: Request, _res: Response, next: NextFunction): void {
+    if (this.dataSource.isInitialized) return next();
+    next(new ApiError('service_unavailable', 'A dependency this route needs is unavailable; retry later', [{ field: 'postgres', issue: 'down' }], { 'Retry-After': '1' }));
+  }
+}
 
 @Module({
   imports: [
     TypeOrmModule.forRootAsync({
       inject: [APP_CONFIG],
-      useFactory: (config: AppConfig) => ({ ...dataSourceOptions(config.databaseUrl), retryAttempts: 0 }),
+      useFactory: (config: AppConfig) => ({ ...dataSourceOptions(config.databaseUrl), retryAttempts: 0, manualInitialization: true }),
+      dataSourceFactory: async (options) => connectOrKeepTrying(options as DataSourceOptions),
     }),
   ],
+  providers: [DatabaseReadyMiddleware],
 })
-export class DatabaseModule {}
+export class DatabaseModule implements NestModule {
+  configure(consumer: MiddlewareConsumer): void {
+    consumer.apply(DatabaseReadyMiddleware).forRoutes('api/*path');
+  }
+}
