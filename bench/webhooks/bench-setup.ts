@@ -1,0 +1,142 @@
+import { ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import Redis from 'ioredis';
+import { Client } from 'pg';
+import { createDatabaseIfMissing, runMigrations } from 'src/database/migrate';
+
+const ROOT = join(__dirname, '..', '..');
+export const SERVICE_MAIN = join(ROOT, 'src', 'main.js');
+export const FLOOR_MAIN = join(__dirname, 'floor.js');
+
+/** Queue prefixes of this benchmark: the service's and the plain-Bull floor's. Cleaned at start and end. */
+export const SERVICE_PREFIX = 'kyc_whbench';
+export const FLOOR_PREFIX = 'kyc_whbench_floor';
+
+export const BENCH_ADMIN_TOKEN = `admin-${randomBytes(16).toString('hex')}`;
+export const BENCH_INTERNAL_API_TOKEN = `internal-${randomBytes(16).toString('hex')}`;
+export const BENCH_SECRET_ENCRYPTION_KEY = randomBytes(32).toString('base64');
+
+/**
+ * The webhook bench database: BENCH_WEBHOOKS_DATABASE_URL, else DATABASE_URL (or the contract's
+ * default) renamed to kyc_webhooks_bench. A name without "bench" is refused: it is dropped per run.
+ */
+export function benchDatabaseUrl(env: NodeJS.ProcessEnv = process.env): string {
+  const explicit = env.BENCH_WEBHOOKS_DATABASE_URL;
+  const url = new URL(explicit ?? env.DATABASE_URL ?? 'postgres://postgres@localhost:5432/kyc');
+  if (!explicit) url.pathname = '/kyc_webhooks_bench';
+  const name = decodeURIComponent(url.pathname.slice(1));
+  if (!/bench/.test(name)) throw new Error(`Refusing to use database "${name}": its name does not say bench`);
+  return url.toString();
+}
+
+/** Every run starts from an empty, freshly migrated database so that runs compare. */
+export async function prepareBenchDatabase(databaseUrl: string): Promise<void> {
+  const url = new URL(databaseUrl);
+  const name = decodeURIComponent(url.pathname.slice(1));
+  if (!/bench/.test(name)) throw new Error(`Refusing to touch database "${name}": its name does not say bench`);
+  url.pathname = '/postgres';
+  const client = new Client({ connectionString: url.toString() });
+  await client.connect();
+  try {
+    await client.query(`DROP DATABASE IF EXISTS "${name.replace(/"/g, '""')}" WITH (FORCE)`);
+  } finally {
+    await client.end();
+  }
+  await createDatabaseIfMissing(databaseUrl);
+  await runMigrations(databaseUrl);
+}
+
+/** Deletes every Redis key under this benchmark's prefixes (and only those). */
+export async function cleanRedis(redisUrl: string): Promise<number> {
+  const redis = new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1 });
+  let deleted = 0;
+  try {
+    await redis.connect();
+    for (const prefix of [SERVICE_PREFIX, FLOOR_PREFIX]) {
+      let cursor = '0';
+      do {
+        const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
+        if (keys.length) deleted += await redis.del(...keys);
+        cursor = next;
+      } while (cursor !== '0');
+    }
+  } finally {
+    redis.disconnect();
+  }
+  return deleted;
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+function exited(child: ChildProcess): Promise<number | null> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(child.exitCode);
+  return new Promise((resolve) => child.once('exit', (code) => resolve(code)));
+}
+
+/** A service process (api, worker or all). */
+export interface ServiceProcess {
+  name: string;
+  url: string;
+  output: string[];
+  stop(): Promise<void>;
+}
+
+/** Starts dist/src/main.js with `env` and waits until /health/live answers. */
+export async function startService(name: string, env: Record<string, string>): Promise<ServiceProcess> {
+  const port = await freePort();
+  const child = spawn(process.execPath, [SERVICE_MAIN], {
+    env: { ...process.env, ...env, PORT: String(port) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const output: string[] = [];
+  child.stdout?.on('data', (chunk: Buffer) => output.push(chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => output.push(chunk.toString()));
+  const url = `http://127.0.0.1:${port}`;
+  const stop = async (): Promise<void> => {
+    child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+    await exited(child);
+    clearTimeout(timer);
+  };
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`${name} exited with ${child.exitCode}:\n${output.join('')}`);
+    try {
+      const res = await fetch(`${url}/health/live`);
+      if (res.ok) return { name, url, output, stop };
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) {
+      await stop();
+      throw new Error(`${name} did not start within 30 s:\n${output.join('')}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/** Runs a floor process to completion and returns its JSON report line. */
+export async function runFloor<T>(env: Record<string, string>, timeoutMs: number): Promise<T> {
+  const child = spawn(process.execPath, [FLOOR_MAIN], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const stdout: string[] = [];
+  const stderr: string[] = [];
+  child.stdout?.on('data', (chunk: Buffer) => stdout.push(chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => stderr.push(chunk.toString()));
+  const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+  const code = await exited(child);
+  clearTimeout(timer);
+  const line = stdout.join('').trim().split('\n').pop() ?? '';
+  if (code !== 0 || !line.startsWith('{')) throw new Error(`floor ${env.FLOOR_MODE} exited with ${code}:\n${stdout.join('')}${stderr.join('')}`);
+  return JSON.parse(line) as T;
+}
