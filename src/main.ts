@@ -1,27 +1,11 @@
 import 'reflect-metadata';
-import { NestFactory } from '@nestjs/core';
-import type { NestExpressApplication } from '@nestjs/platform-express';
-import { AppModule } from 'src/app.module';
-import { configureHttp } from 'src/common/http-pipeline';
-import { NestPinoLogger } from 'src/common/logging/nest-logger';
-import { rootLogger } from 'src/common/logging/root-logger';
 import { ConfigError } from 'src/config/app-config';
 import { loadConfig } from 'src/config/config.module';
-import { setupOpenApi } from 'src/ops/openapi';
-import { mountQueueDashboard, workerHttpOnly } from 'src/webhooks/queue-dashboard';
+import { createApp } from 'src/create-app';
 
 async function bootstrap(): Promise<void> {
   const config = loadConfig();
-  const app = await NestFactory.create<NestExpressApplication>(AppModule, {
-    bodyParser: false,
-    logger: new NestPinoLogger(rootLogger()),
-  });
-  configureHttp(app);
-  if (config.appRole === 'worker') app.use(workerHttpOnly);
-  else {
-    mountQueueDashboard(app);
-    setupOpenApi(app);
-  }
+  const app = await createApp(config);
   // SIGTERM: stop taking jobs, finish in-flight deliveries, close Redis and PostgreSQL, exit 0.
   app.enableShutdownHooks([], { useProcessExit: true });
   await app.listen(config.port);

@@ -2,6 +2,8 @@ import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/commo
 import type { Queue } from 'bull';
 import { DELIVER_JOB, DELIVERY_PRODUCER, DeliveryJobData, deliveryJobId } from 'src/webhooks/webhook-queue.constants';
 
+const SHUTDOWN_ENQUEUE_WAIT_MS = 3_000;
+
 /**
  * Hands committed outbox events to the delivery queue without making the caller wait: Redis being
  * slow or down only delays the webhook (the sweeper relays it), never the API response.
@@ -9,6 +11,8 @@ import { DELIVER_JOB, DELIVERY_PRODUCER, DeliveryJobData, deliveryJobId } from '
 @Injectable()
 export class WebhookDispatcher implements OnApplicationShutdown {
   private readonly logger = new Logger(WebhookDispatcher.name);
+  /** Enqueues not yet confirmed; shutdown lets them finish (each bounded by the command time-out). */
+  private readonly inFlight = new Set<Promise<void>>();
 
   constructor(@Inject(DELIVERY_PRODUCER) private readonly queue: Queue) {}
 
@@ -19,9 +23,12 @@ export class WebhookDispatcher implements OnApplicationShutdown {
 
   dispatchJobs(jobs: DeliveryJobData[]): void {
     if (jobs.length === 0) return;
-    this.enqueue(jobs).catch((error: unknown) => {
-      this.logger.warn(`could not enqueue ${jobs.length} webhook event(s), the sweeper will relay them: ${(error as Error).message}`);
-    });
+    const pending = this.enqueue(jobs)
+      .catch((error: unknown) => {
+        this.logger.warn(`could not enqueue ${jobs.length} webhook event(s), the sweeper will relay them: ${(error as Error).message}`);
+      })
+      .finally(() => this.inFlight.delete(pending));
+    this.inFlight.add(pending);
   }
 
   /** Awaitable form for the sweeper; re-adding an existing (id, cycle) is a no-op. */
@@ -30,6 +37,9 @@ export class WebhookDispatcher implements OnApplicationShutdown {
   }
 
   async onApplicationShutdown(): Promise<void> {
+    // Bounded: with Redis down an enqueue may wait for a connection that never comes.
+    const bound = new Promise<void>((resolve) => setTimeout(resolve, SHUTDOWN_ENQUEUE_WAIT_MS).unref());
+    await Promise.race([Promise.all(this.inFlight), bound]);
     await this.queue.close().catch(() => undefined);
   }
 }

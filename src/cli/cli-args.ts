@@ -1,0 +1,120 @@
+/** The operations CLI's grammar: commands, their arguments and options. No Nest here, so it is unit-tested. */
+
+export type CommandName = 'accounts:create' | 'accounts:rotate-secret' | 'deliveries:failed' | 'deliveries:replay';
+
+interface CommandSpec {
+  positionals: readonly string[];
+  /** Option name → placeholder; every option takes one value. */
+  options: Readonly<Record<string, string>>;
+  required?: readonly string[];
+  /** Options that must be whole numbers in [min, max]. */
+  integers?: Readonly<Record<string, readonly [number, number]>>;
+  exclusive?: readonly [string, readonly string[]];
+  summary: string;
+}
+
+const COMMANDS: Readonly<Record<CommandName, CommandSpec>> = {
+  'accounts:create': {
+    positionals: [],
+    options: { name: '<name>', 'webhook-url': '<url>' },
+    required: ['name'],
+    summary: 'Create an account; prints it with its webhook secret (shown only this once)',
+  },
+  'accounts:rotate-secret': {
+    positionals: ['<account-id>'],
+    options: { 'grace-seconds': '<n>' },
+    integers: { 'grace-seconds': [0, 604_800] },
+    summary: 'Issue a new webhook secret; the old one keeps working for the grace period (default 86400 s)',
+  },
+  'deliveries:failed': {
+    positionals: ['<account-id>'],
+    options: { limit: '<n>' },
+    integers: { limit: [1, 100] },
+    summary: 'List the account\'s failed webhook events, newest first (default limit 20)',
+  },
+  'deliveries:replay': {
+    positionals: ['<account-id>'],
+    options: { event: '<event-id>', 'created-from': '<iso-time>', 'created-to': '<iso-time>' },
+    exclusive: ['event', ['created-from', 'created-to']],
+    summary: 'Redeliver failed webhook events (one with --event, else all, optionally by creation time)',
+  },
+};
+
+export type ParsedArgs =
+  | { kind: 'help'; command?: CommandName }
+  | { kind: 'run'; command: CommandName; args: string[]; options: Record<string, string> };
+
+/** Bad arguments: one line for the operator, exit code 2. */
+export class CliUsageError extends Error {}
+
+function isCommand(name: string): name is CommandName {
+  return Object.prototype.hasOwnProperty.call(COMMANDS, name);
+}
+
+export function parseArgs(argv: readonly string[]): ParsedArgs {
+  const [first, ...rest] = argv;
+  if (first === undefined || first === '--help' || first === '-h' || first === 'help') return { kind: 'help' };
+  if (!isCommand(first)) throw new CliUsageError(`unknown command "${first}"`);
+  const spec = COMMANDS[first];
+  if (rest.includes('--help') || rest.includes('-h')) return { kind: 'help', command: first };
+
+  const args: string[] = [];
+  const options: Record<string, string> = {};
+  for (let i = 0; i < rest.length; i++) {
+    const token = rest[i];
+    if (!token.startsWith('--')) {
+      args.push(token);
+      continue;
+    }
+    const eq = token.indexOf('=');
+    const name = token.slice(2, eq === -1 ? undefined : eq);
+    if (!Object.prototype.hasOwnProperty.call(spec.options, name)) throw new CliUsageError(`${first}: unknown option --${name}`);
+    if (name in options) throw new CliUsageError(`${first}: --${name} given twice`);
+    const value = eq === -1 ? rest[++i] : token.slice(eq + 1);
+    if (value === undefined || (eq === -1 && value.startsWith('--'))) throw new CliUsageError(`${first}: --${name} needs a value ${spec.options[name]}`);
+    options[name] = value;
+  }
+
+  if (args.length < spec.positionals.length) throw new CliUsageError(`${first}: missing ${spec.positionals[args.length]}`);
+  if (args.length > spec.positionals.length) throw new CliUsageError(`${first}: unexpected argument "${args[spec.positionals.length]}"`);
+  for (const name of spec.required ?? []) {
+    if (!(name in options)) throw new CliUsageError(`${first}: --${name} ${spec.options[name]} is required`);
+  }
+  for (const [name, [min, max]] of Object.entries(spec.integers ?? {})) {
+    const value = options[name];
+    if (value !== undefined && (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max)) {
+      throw new CliUsageError(`${first}: --${name} must be an integer between ${min} and ${max}`);
+    }
+  }
+  if (spec.exclusive) {
+    const [one, others] = spec.exclusive;
+    const clash = others.find((other) => other in options);
+    if (one in options && clash) throw new CliUsageError(`${first}: --${one} cannot be combined with --${clash}`);
+  }
+  return { kind: 'run', command: first, args, options };
+}
+
+function synopsis(name: CommandName): string {
+  const spec = COMMANDS[name];
+  const options = Object.entries(spec.options).map(([option, value]) =>
+    spec.required?.includes(option) ? `--${option} ${value}` : `[--${option} ${value}]`,
+  );
+  return [name, ...spec.positionals, ...options].join(' ');
+}
+
+export function usage(command?: CommandName): string {
+  if (command) return `Usage: npm run cli -- ${synopsis(command)}\n\n${COMMANDS[command].summary}\n`;
+  const lines = (Object.keys(COMMANDS) as CommandName[]).map((name) => `  ${synopsis(name)}\n      ${COMMANDS[name].summary}`);
+  return [
+    'Usage: npm run cli -- <command> [arguments] [options]',
+    '',
+    'Operations commands against the configured database (DATABASE_URL, REDIS_URL, SECRET_ENCRYPTION_KEY...).',
+    'They start neither the HTTP server nor the delivery worker; replayed events are queued for the workers.',
+    '',
+    'Commands:',
+    ...lines,
+    '',
+    'Options take a value as "--option value" or "--option=value"; --help after a command shows its usage.',
+    '',
+  ].join('\n');
+}

@@ -1,0 +1,89 @@
+import type { INestApplicationContext } from '@nestjs/common';
+import { plainToInstance } from 'class-transformer';
+import { validateSync } from 'class-validator';
+import { toAccountResponse } from 'src/accounts/account.mapper';
+import { CreateAccountDto } from 'src/accounts/accounts.dto';
+import { AccountsService } from 'src/accounts/accounts.service';
+import type { CommandName } from 'src/cli/cli-args';
+import { ApiError } from 'src/common/api-error';
+import { iso } from 'src/common/time';
+import { isUuid } from 'src/common/uuid-param.pipe';
+import { validationError } from 'src/common/validation';
+import type { WebhookEventResponseDto } from 'src/webhooks/webhook-events.dto';
+import { WebhookEventsService } from 'src/webhooks/webhook-events.service';
+
+type Options = Record<string, string>;
+
+function uuidArgument(name: string, value: string): string {
+  if (!isUuid(value)) throw ApiError.validation(name, 'must be a UUID');
+  return value.toLowerCase();
+}
+
+function json(value: unknown): string {
+  return JSON.stringify(value, null, 2) + '\n';
+}
+
+function table(rows: string[][]): string {
+  const widths = rows[0].map((_, column) => Math.max(...rows.map((row) => row[column].length)));
+  return rows.map((row) => row.map((cell, column) => cell.padEnd(widths[column])).join('  ').trimEnd()).join('\n') + '\n';
+}
+
+function failedTable(events: WebhookEventResponseDto[]): string {
+  const header = ['EVENT', 'CREATED_AT', 'VERIFICATION', 'ATTEMPTS', 'LAST_ATTEMPT_AT', 'LAST_ERROR'];
+  return table([
+    header,
+    ...events.map((event) => [
+      event.id,
+      event.created_at,
+      event.verification_id,
+      String(event.attempt_count),
+      event.last_attempt_at ?? '-',
+      event.last_error ?? '-',
+    ]),
+  ]);
+}
+
+/**
+ * Each command is a thin call into the same services the HTTP API uses, so the rules (URL policy,
+ * grace limits, replay semantics) live in one place. Returns what to print on stdout.
+ */
+export async function runCommand(app: INestApplicationContext, command: CommandName, args: string[], options: Options): Promise<string> {
+  const accounts = app.get(AccountsService);
+  const events = app.get(WebhookEventsService);
+  switch (command) {
+    case 'accounts:create': {
+      const dto = plainToInstance(CreateAccountDto, { name: options.name, webhook_url: options['webhook-url'] ?? null });
+      const errors = validateSync(dto);
+      if (errors.length > 0) throw validationError(errors);
+      const { account, secret } = await accounts.create(dto.name, dto.webhook_url ?? null);
+      return json({ ...toAccountResponse(account), webhook_secret: secret });
+    }
+    case 'accounts:rotate-secret': {
+      const grace = options['grace-seconds'] === undefined ? 86_400 : Number(options['grace-seconds']);
+      const rotated = await accounts.rotateSecret(uuidArgument('account_id', args[0]), grace);
+      return json({ webhook_secret: rotated.secret, previous_secret_expires_at: iso(rotated.previousExpiresAt) });
+    }
+    case 'deliveries:failed': {
+      const accountId = uuidArgument('account_id', args[0]);
+      await accounts.get(accountId);
+      const page = await events.list(accountId, { delivery_status: 'failed', limit: options.limit });
+      if (page.data.length === 0) return `No failed webhook events for account ${accountId}.\n`;
+      const more = page.has_more ? ` (more exist: raise --limit, up to 100, or use the delivery-log API)` : '';
+      return `${page.data.length} failed webhook event(s), newest first${more}:\n${failedTable(page.data)}`;
+    }
+    case 'deliveries:replay': {
+      const accountId = uuidArgument('account_id', args[0]);
+      await accounts.get(accountId);
+      if (options.event !== undefined) {
+        const event = await events.redeliver(accountId, uuidArgument('event', options.event));
+        return `Event ${event.id} queued for redelivery (a fresh retry cycle, same webhook-id).\n`;
+      }
+      const result = await events.redeliverMany(accountId, {
+        delivery_status: 'failed',
+        created_from: options['created-from'],
+        created_to: options['created-to'],
+      });
+      return `${result.count} failed event(s) of account ${accountId} queued for redelivery.\n`;
+    }
+  }
+}
