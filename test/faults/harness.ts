@@ -48,6 +48,8 @@ export class CountingReceiver {
   /** webhook-id → deliveries answered 2xx. */
   readonly delivered = new Map<string, number>();
   requests = 0;
+  /** Requests received and not answered yet. */
+  inFlight = 0;
   reply: Reply = { status: 200, delayMs: 0 };
   private server?: Server;
   private readonly sockets = new Set<Socket>();
@@ -90,9 +92,11 @@ export class CountingReceiver {
     req.resume();
     req.on('end', () => {
       this.requests += 1;
+      this.inFlight += 1;
       const id = String(req.headers['webhook-id']);
       const { status, delayMs } = this.reply;
       const answer = (): void => {
+        this.inFlight -= 1;
         if (res.destroyed) return;
         res.writeHead(status, { 'content-type': 'text/plain' });
         res.end('ok', () => {
