@@ -233,7 +233,7 @@ async function main(): Promise<void> {
       { name: 'status filter', service: perAccount('status=approved,rejected'), floor: perAccount('status=approved,rejected') },
     ];
     const loadBefore = loadavg()[0] ?? 0;
-    log(`1-minute load average before the runs: ${loadBefore.toFixed(2)} (anything well above 0 means other work shares the CPUs)`);
+    log(`1-minute load average before the runs: ${loadBefore.toFixed(2)} (includes the cursor walk just done; other work on the machine shows up here too)`);
     const rows: Row[] = [];
     const lowConcurrency = { name: 'q search, 5 connections', service: qVariants(), floor: qVariants(), connections: 5 };
     for (const scenario of [...scenarios, lowConcurrency]) {
@@ -260,6 +260,12 @@ async function main(): Promise<void> {
     for (const line of targets(rows)) log(line);
     if (failures > 0) log(`WARNING: ${failures} requests failed (non-2xx, errors or time-outs); the figures above are suspect`);
     if (options.out) writeFileSync(options.out, JSON.stringify({ machine, options, rows }, null, 2) + '\n');
+  } catch (error) {
+    for (const target of started) {
+      const tail = target.output.join('').split('\n').slice(-20).join('\n');
+      if (tail.trim()) process.stderr.write(`--- ${target.name} output (last lines) ---\n${tail}\n`);
+    }
+    throw error;
   } finally {
     for (const target of started.reverse()) await target.stop();
   }
