@@ -10,7 +10,7 @@ import { iso } from 'src/common/time';
 import { isUuid } from 'src/common/uuid-param.pipe';
 import { validationError } from 'src/common/validation';
 import type { WebhookEventResponseDto } from 'src/webhooks/webhook-events.dto';
-import { WebhookEventsService } from 'src/webhooks/webhook-events.service';
+import { MAX_BULK_REDELIVERY, WebhookEventsService } from 'src/webhooks/webhook-events.service';
 
 type Options = Record<string, string>;
 
@@ -83,7 +83,8 @@ export async function runCommand(app: INestApplicationContext, command: CommandN
         created_from: options['created-from'],
         created_to: options['created-to'],
       });
-      return `${result.count} failed event(s) of account ${accountId} queued for redelivery.\n`;
+      const rest = result.count === MAX_BULK_REDELIVERY ? ' That is the most one call replays: run it again for the rest.' : '';
+      return `${result.count} failed event(s) of account ${accountId} queued for redelivery.${rest}\n`;
     }
   }
 }
