@@ -9,6 +9,8 @@ export interface AppConfig {
   readonly nodeEnv: string;
   readonly port: number;
   readonly databaseUrl: string;
+  /** Read replicas for list and detail reads (TypeORM replication); empty reads from DATABASE_URL. */
+  readonly databaseReadUrls: readonly string[];
   readonly redisUrl: string;
   readonly adminToken: string;
   readonly internalApiToken: string;
@@ -26,6 +28,8 @@ export interface AppConfig {
   readonly logLevel: LogLevel;
   /** How often the outbox sweeper looks for events that are due but not queued. */
   readonly sweepIntervalMs: number;
+  /** A request (headers and body) not fully received within this is answered 408 and closed. */
+  readonly httpRequestTimeoutMs: number;
 }
 
 export class ConfigError extends Error {
@@ -77,6 +81,12 @@ function url(env: Env, name: string, fallback: string, protocols: readonly strin
     throw new ConfigError(name, `must use one of ${protocols.join(', ')}`);
   }
   return value;
+}
+
+function urlList(env: Env, name: string, protocols: readonly string[]): string[] {
+  const raw = text(env, name, '');
+  if (raw.trim() === '') return [];
+  return raw.split(',').map((item) => url({ [name]: item.trim() }, name, '', protocols));
 }
 
 function token(name: string, value: string): string {
@@ -149,6 +159,7 @@ export function parseConfig(env: Env): AppConfig {
     nodeEnv: text(env, 'NODE_ENV', 'development'),
     port: integer(env, 'PORT', 3000, 0, 65535),
     databaseUrl: url(env, 'DATABASE_URL', 'postgres://postgres@localhost:5432/kyc', ['postgres:', 'postgresql:']),
+    databaseReadUrls: urlList(env, 'DATABASE_READ_URLS', ['postgres:', 'postgresql:']),
     redisUrl: url(env, 'REDIS_URL', 'redis://localhost:6379', ['redis:', 'rediss:']),
     adminToken: token('ADMIN_TOKEN', env.ADMIN_TOKEN as string),
     internalApiToken: token('INTERNAL_API_TOKEN', env.INTERNAL_API_TOKEN as string),
@@ -164,5 +175,6 @@ export function parseConfig(env: Env): AppConfig {
     rateLimitPerMinute: integer(env, 'RATE_LIMIT_PER_MINUTE', 1200, 0, 10_000_000),
     logLevel,
     sweepIntervalMs: integer(env, 'OUTBOX_SWEEP_INTERVAL_MS', 5_000, 100, 3_600_000),
+    httpRequestTimeoutMs: integer(env, 'HTTP_REQUEST_TIMEOUT_MS', 30_000, 1_000, 600_000),
   };
 }

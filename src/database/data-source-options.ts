@@ -2,11 +2,19 @@ import type { DataSourceOptions } from 'typeorm';
 import { MIGRATIONS } from '../../migrations';
 import { ENTITIES } from 'src/database/entities';
 
-/** One definition for the app, the migration runner and the tests. */
-export function dataSourceOptions(databaseUrl: string): DataSourceOptions {
+/**
+ * One definition for the app, the migration runner and the tests. With read URLs, TypeORM
+ * replication: DATABASE_URL is the master for every write and every read by default; only reads
+ * that ask for a 'slave' query runner (src/database/read-replica.ts) go to a replica.
+ */
+export function dataSourceOptions(databaseUrl: string, readUrls: readonly string[] = []): DataSourceOptions {
+  const target =
+    readUrls.length === 0
+      ? { url: databaseUrl }
+      : { replication: { master: { url: databaseUrl }, slaves: readUrls.map((url) => ({ url })), defaultMode: 'master' as const } };
   return {
     type: 'postgres',
-    url: databaseUrl,
+    ...target,
     entities: ENTITIES,
     migrations: MIGRATIONS,
     migrationsTableName: 'migrations',

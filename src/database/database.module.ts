@@ -46,7 +46,7 @@ class DatabaseReadyMiddleware implements NestMiddleware {
   imports: [
     TypeOrmModule.forRootAsync({
       inject: [APP_CONFIG],
-      useFactory: (config: AppConfig) => ({ ...dataSourceOptions(config.databaseUrl), retryAttempts: 0, manualInitialization: true }),
+      useFactory: (config: AppConfig) => ({ ...dataSourceOptions(config.databaseUrl, config.databaseReadUrls), retryAttempts: 0, manualInitialization: true }),
       dataSourceFactory: async (options) => connectOrKeepTrying(options as DataSourceOptions),
     }),
   ],

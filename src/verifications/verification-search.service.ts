@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { CursorCodec, cursorScope } from 'src/common/cursor';
 import { CURSOR_CODEC } from 'src/common/cursor.provider';
+import { onReplica } from 'src/database/read-replica';
 import {
   ListPage,
   SortDirection,
@@ -89,7 +90,7 @@ export class VerificationSearchService {
            SELECT id AS page_id, ${column} AS page_at FROM verifications WHERE ${where.join(' AND ')} ${order} LIMIT ${limitParam}
          ) page JOIN verifications ON verifications.id = page.page_id
          ORDER BY page.page_at ${direction}, page.page_id ${direction}`;
-    const rows: Verification[] = await this.dataSource.query(sql, params.values);
+    const rows: Verification[] = await onReplica(this.dataSource, (manager) => manager.query(sql, params.values));
     return toPage(rows, limit, toVerificationResponse, (row) => ({
       value: (column === 'created_at' ? row.createdAt : row.updatedAt).toISOString(),
       id: row.id,

@@ -4,6 +4,7 @@ import { DataSource } from 'typeorm';
 import { v7 as uuidv7 } from 'uuid';
 import { AccountsService } from 'src/accounts/accounts.service';
 import { ApiError } from 'src/common/api-error';
+import { onReplica } from 'src/database/read-replica';
 import { VerificationStatusHistory } from 'src/verifications/verification-status-history.entity';
 import { Verification } from 'src/verifications/verification.entity';
 import {
@@ -127,11 +128,11 @@ export class VerificationsService {
   }
 
   async getForAccount(accountId: string, id: string): Promise<VerificationDetailResponseDto> {
-    const verification = await this.dataSource.getRepository(Verification).findOneBy({ id, accountId });
-    if (!verification) throw ApiError.notFound('verification');
-    const history = await this.dataSource
-      .getRepository(VerificationStatusHistory)
-      .find({ where: { verificationId: id }, order: { version: 'ASC' } });
-    return toVerificationDetail(verification, history);
+    return onReplica(this.dataSource, async (manager) => {
+      const verification = await manager.getRepository(Verification).findOneBy({ id, accountId });
+      if (!verification) throw ApiError.notFound('verification');
+      const history = await manager.getRepository(VerificationStatusHistory).find({ where: { verificationId: id }, order: { version: 'ASC' } });
+      return toVerificationDetail(verification, history);
+    });
   }
 }

@@ -4,6 +4,7 @@ import { DataSource } from 'typeorm';
 import { ApiError } from 'src/common/api-error';
 import { CursorCodec, cursorScope } from 'src/common/cursor';
 import { CURSOR_CODEC } from 'src/common/cursor.provider';
+import { onReplica } from 'src/database/read-replica';
 import { ListPage, SqlParams, checkRange, decodeCursor, keysetCondition, parseLimit, parseTimestamp, toPage } from 'src/common/pagination';
 import { TestEventStatus, testVerification } from 'src/webhooks/test-event';
 import { WebhookAttempt } from 'src/webhooks/webhook-attempt.entity';
@@ -67,18 +68,19 @@ export class WebhookEventsService {
     if (createdFrom) where.push(`created_at >= ${params.add(createdFrom)}`);
     if (createdTo) where.push(`created_at < ${params.add(createdTo)}`);
     if (position) where.push(keysetCondition(params, 'created_at', 'DESC', position));
-    const rows: WebhookEvent[] = await this.dataSource.query(
-      `SELECT ${COLUMNS} FROM webhook_events WHERE ${where.join(' AND ')}
-        ORDER BY created_at DESC, id DESC LIMIT ${params.add(limit + 1)}`,
-      params.values,
-    );
+    const sql = `SELECT ${COLUMNS} FROM webhook_events WHERE ${where.join(' AND ')}
+        ORDER BY created_at DESC, id DESC LIMIT ${params.add(limit + 1)}`;
+    const rows: WebhookEvent[] = await onReplica(this.dataSource, (manager) => manager.query(sql, params.values));
     return toPage(rows, limit, toWebhookEventResponse, (row) => ({ value: row.createdAt.toISOString(), id: row.id }), this.cursors, scope);
   }
 
   async get(accountId: string, id: string): Promise<WebhookEventDetailResponseDto> {
-    const event = await this.find(accountId, id);
-    const attempts = await this.dataSource.getRepository(WebhookAttempt).find({ where: { eventId: id }, order: { number: 'ASC' } });
-    return toWebhookEventDetail(event, attempts);
+    return onReplica(this.dataSource, async (manager) => {
+      const event = await manager.getRepository(WebhookEvent).findOneBy({ id, accountId });
+      if (!event) throw ApiError.notFound('webhook event');
+      const attempts = await manager.getRepository(WebhookAttempt).find({ where: { eventId: id }, order: { number: 'ASC' } });
+      return toWebhookEventDetail(event, attempts);
+    });
   }
 
   async redeliver(accountId: string, id: string): Promise<WebhookEventResponseDto> {
@@ -120,11 +122,5 @@ export class WebhookEventsService {
     );
     if (event.deliveryStatus === 'pending') this.dispatcher.dispatch([event.id]);
     return toWebhookEventResponse(event);
-  }
-
-  private async find(accountId: string, id: string): Promise<WebhookEvent> {
-    const event = await this.dataSource.getRepository(WebhookEvent).findOneBy({ id, accountId });
-    if (!event) throw ApiError.notFound('webhook event');
-    return event;
   }
 }
