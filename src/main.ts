@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import { applyServerLimits } from 'src/common/http-server-limits';
 import { ConfigError } from 'src/config/app-config';
 import { loadConfig } from 'src/config/config.module';
 import { createApp } from 'src/create-app';
@@ -8,6 +9,7 @@ async function bootstrap(): Promise<void> {
   const app = await createApp(config);
   // SIGTERM: stop taking jobs, finish in-flight deliveries, close Redis and PostgreSQL, exit 0.
   app.enableShutdownHooks([], { useProcessExit: true });
+  applyServerLimits(app.getHttpServer(), config.httpRequestTimeoutMs);
   await app.listen(config.port);
 }
 
