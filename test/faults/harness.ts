@@ -1,6 +1,7 @@
 import { appendFileSync } from 'node:fs';
 import { IncomingMessage, Server, ServerResponse, createServer } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import Redis from 'ioredis';
 import { Pool } from 'pg';
 
 /** Short schedules so a fault scenario runs in seconds; each spec may override. */
@@ -57,6 +58,11 @@ export class CountingReceiver {
 
   get url(): string {
     return `http://127.0.0.1:${this.port}/hook`;
+  }
+
+  /** Webhook ids answered 2xx more than once. */
+  get duplicatedIds(): string[] {
+    return [...this.delivered.entries()].filter(([, count]) => count > 1).map(([id]) => id);
   }
 
   get duplicates(): number {
@@ -124,7 +130,7 @@ export class ApiClient {
       signal: AbortSignal.timeout(30_000),
     });
     const text = await res.text();
-    let parsed: Record<string, unknown> = {};
+    let parsed: Record<string, unknown>;
     try {
       parsed = text ? (JSON.parse(text) as Record<string, unknown>) : {};
     } catch {
@@ -152,6 +158,23 @@ export class ApiClient {
   async transition(verificationId: string, status: 'processing' | 'approved'): Promise<number> {
     const res = await this.call('POST', `/api/v1/internal/kyc/verifications/${verificationId}/transitions`, this.tokens.internal, { status });
     return res.status;
+  }
+}
+
+/** Retries 503s the way a careful client would; counts them in `retried`. */
+export class RetryingTransitions {
+  retried = 0;
+
+  constructor(private readonly clients: ApiClient[]) {}
+
+  /** 200, or 409 when a retried change turns out to have committed before its 503. */
+  async run(verificationId: string, status: 'processing' | 'approved', clientIndex = 0): Promise<number> {
+    for (let attempt = 0; ; attempt += 1) {
+      const answer = await this.clients[(clientIndex + attempt) % this.clients.length].transition(verificationId, status);
+      if (answer !== 503 || attempt >= 10) return attempt > 0 && answer === 409 ? 200 : answer;
+      this.retried += 1;
+      await sleep(500);
+    }
   }
 }
 
@@ -221,4 +244,22 @@ export async function waitForDeliveries(db: Pool, accountIds: string[], expected
     `${expected} events to leave pending`,
     500,
   );
+}
+
+/**
+ * Event ids of the delivery jobs Bull moved back to waiting as stalled (lock lost: a worker died,
+ * or was starved of CPU past the lock duration), from the queue's own pub/sub channel.
+ */
+export async function watchStalled(prefix: string, redisUrl = process.env.REDIS_URL as string): Promise<{ ids: Set<string>; close(): Promise<void> }> {
+  const subscriber = new Redis(redisUrl, { maxRetriesPerRequest: null });
+  const ids = new Set<string>();
+  subscriber.on('message', (_channel: string, jobId: string) => ids.add(jobId.split(':')[0]));
+  subscriber.on('error', () => undefined);
+  await subscriber.subscribe(`${prefix}:webhook-deliveries:stalled@`);
+  return {
+    ids,
+    close: async () => {
+      subscriber.disconnect();
+    },
+  };
 }

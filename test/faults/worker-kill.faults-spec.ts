@@ -1,6 +1,6 @@
 import type { Pool } from 'pg';
 import { TestApp, startApp } from '../helpers/test-app';
-import { ApiClient, CountingReceiver, FAST_DELIVERY, deliveryCounts, figures, pool, report, runDb, sleep, tokens, waitForDeliveries } from './harness';
+import { ApiClient, CountingReceiver, FAST_DELIVERY, RetryingTransitions, deliveryCounts, figures, pool, report, runDb, sleep, tokens, waitForDeliveries, watchStalled } from './harness';
 
 const VERIFICATIONS = 1_000;
 const ACCOUNTS = 20;
@@ -31,6 +31,7 @@ describe('a worker process SIGKILLed every few seconds during 2,000 deliveries',
     api = await startApp({ ...env, APP_ROLE: 'api' });
     worker = await startApp({ ...env, APP_ROLE: 'worker' });
     receiver.reply = { status: 200, delayMs: 25 };
+    const stalled = await watchStalled(prefix);
     const client = new ApiClient(api.url, tokens());
     const accounts = await Promise.all(Array.from({ length: ACCOUNTS }, (_, i) => client.createAccount(`worker-kill ${i}`, receiver.url)));
     const accountIds = accounts.map((a) => a.id);
@@ -40,11 +41,8 @@ describe('a worker process SIGKILLed every few seconds during 2,000 deliveries',
 
     let driving = true;
     const started = Date.now();
-    const drive = pool(verifications, 12, async (id) => {
-      const first = await client.transition(id, 'processing');
-      const second = await client.transition(id, 'approved');
-      return [first, second];
-    }).finally(() => (driving = false));
+    const transitions = new RetryingTransitions([client]);
+    const drive = pool(verifications, 12, async (id) => [await transitions.run(id, 'processing'), await transitions.run(id, 'approved')]).finally(() => (driving = false));
 
     let kills = 0;
     let deliveredAtKills: number[] = [];
@@ -65,8 +63,11 @@ describe('a worker process SIGKILLed every few seconds during 2,000 deliveries',
       'SELECT count(*)::int AS count FROM webhook_attempts a JOIN webhook_events e ON e.id = a.event_id WHERE e.account_id = ANY($1::uuid[])',
       [accountIds],
     );
+    await stalled.close();
     const result = await figures(db, accountIds, receiver, {
       kills,
+      stalled_jobs_recovered: stalled.ids.size,
+      retried_503: transitions.retried,
       delivered_in_db_at_each_kill: deliveredAtKills.join('/'),
       attempts_recorded: attempts.rows[0].count,
       receiver_requests: receiver.requests,
