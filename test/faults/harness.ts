@@ -48,6 +48,8 @@ export interface Reply {
 export class CountingReceiver {
   /** webhook-id → deliveries answered 2xx. */
   readonly delivered = new Map<string, number>();
+  /** webhook-id → when each 2xx answer went out. */
+  readonly answeredAt = new Map<string, number[]>();
   requests = 0;
   /** Requests received and not answered yet. */
   inFlight = 0;
@@ -61,8 +63,18 @@ export class CountingReceiver {
   }
 
   /** Webhook ids answered 2xx more than once. */
-  get duplicatedIds(): string[] {
+  duplicatedIds(): string[] {
     return [...this.delivered.entries()].filter(([, count]) => count > 1).map(([id]) => id);
+  }
+
+  /** Milliseconds between the first and the second 2xx of each duplicated id, sorted. */
+  duplicateGaps(): number[] {
+    return this.duplicatedIds()
+      .map((id) => {
+        const [first, second] = this.answeredAt.get(id) ?? [0, 0];
+        return second - first;
+      })
+      .sort((a, b) => a - b);
   }
 
   get duplicates(): number {
@@ -106,7 +118,9 @@ export class CountingReceiver {
         if (res.destroyed) return;
         res.writeHead(status, { 'content-type': 'text/plain' });
         res.end('ok', () => {
-          if (status >= 200 && status < 300) this.delivered.set(id, (this.delivered.get(id) ?? 0) + 1);
+          if (status < 200 || status >= 300) return;
+          this.delivered.set(id, (this.delivered.get(id) ?? 0) + 1);
+          this.answeredAt.set(id, [...(this.answeredAt.get(id) ?? []), Date.now()]);
         });
       };
       if (delayMs > 0) setTimeout(answer, delayMs);
