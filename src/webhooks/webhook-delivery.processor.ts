@@ -5,7 +5,7 @@ import type { Job, Queue } from 'bull';
 import type { Redis } from 'ioredis';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { AccountsService } from 'src/accounts/accounts.service';
+import { decryptSecret } from 'src/accounts/secret-crypto';
 import { webhookDeliveries, webhookDeliveryLatency } from 'src/common/metrics';
 import type { AppConfig } from 'src/config/app-config';
 import { APP_CONFIG } from 'src/config/config.module';
@@ -13,8 +13,7 @@ import { AccountSlots } from 'src/webhooks/account-slots';
 import { DeliveryRetry } from 'src/webhooks/delivery-retry';
 import { deferralDelay, nextRetryDelay, parseRetryAfter } from 'src/webhooks/retry-delay';
 import { BLOCKED_ERROR, DeliveryResult, WebhookHttpClient } from 'src/webhooks/webhook-http.client';
-import { WebhookAttempt } from 'src/webhooks/webhook-attempt.entity';
-import { WebhookEvent } from 'src/webhooks/webhook-event.entity';
+import type { WebhookEvent } from 'src/webhooks/webhook-event.entity';
 import { NO_WEBHOOK_URL } from 'src/webhooks/webhook-outbox.service';
 import { DELIVERY_QUEUE, DeliveryJobData } from 'src/webhooks/webhook-queue.constants';
 import { webhookHeaders } from 'src/webhooks/webhook-signer';
@@ -25,6 +24,40 @@ export type DeliveryOutcome = 'skipped' | 'delivered' | 'retry' | 'failed' | 'no
 const SLOT_MARGIN_MS = 15_000;
 /** A job picked up this much before its event is due waits instead (an early duplicate). */
 const EARLY_TOLERANCE_MS = 1_000;
+/** Decrypted secrets kept per ciphertext; a ciphertext always decrypts to the same secret. */
+const SECRET_CACHE_SIZE = 10_000;
+
+/** What one delivery needs, read in one round trip: the event, its account's URL and active secrets. */
+type DueEvent = Pick<WebhookEvent, 'id' | 'accountId' | 'body' | 'createdAt' | 'deliveryStatus' | 'cycle' | 'cycleAttempts' | 'nextAttemptAt'> & {
+  webhookUrl: string | null;
+  /** Ciphertexts of the secrets that currently sign (no expiry, or expiry in the future), newest first. */
+  secretCiphertexts: string[];
+};
+
+// The active-secret rule is AccountsService.activeSecrets' (and accountIdForSecret's) in SQL.
+const LOAD_SQL = `
+  SELECT e.id, e.account_id AS "accountId", e.body, e.created_at AS "createdAt", e.delivery_status AS "deliveryStatus",
+         e.cycle, e.cycle_attempts AS "cycleAttempts", e.next_attempt_at AS "nextAttemptAt", a.webhook_url AS "webhookUrl",
+         ARRAY(SELECT s.secret_ciphertext FROM account_secrets s
+                WHERE s.account_id = e.account_id AND (s.expires_at IS NULL OR s.expires_at > now())
+                ORDER BY s.created_at DESC) AS "secretCiphertexts"
+    FROM webhook_events e JOIN accounts a ON a.id = e.account_id
+   WHERE e.id = $1`;
+
+// One statement, so atomic without a transaction: the event's new state and its attempt row, or
+// nothing at all when the event moved on meanwhile (no row updated, none inserted).
+const RECORD_SQL = `
+  WITH updated AS (
+    UPDATE webhook_events
+       SET attempt_count = attempt_count + 1, cycle_attempts = cycle_attempts + 1,
+           last_attempt_at = $3::timestamptz, last_response_status = $4::integer, last_error = $5::varchar,
+           delivery_status = $6::varchar, next_attempt_at = $7::timestamptz,
+           delivered_at = CASE WHEN $6::varchar = 'delivered' THEN now() ELSE delivered_at END
+     WHERE id = $1 AND cycle = $2 AND delivery_status = 'pending'
+     RETURNING id, attempt_count)
+  INSERT INTO webhook_attempts (event_id, number, at, response_status, duration_ms, error, response_body)
+  SELECT id, attempt_count, $3::timestamptz, $4::integer, $8::integer, $5::varchar, $9::varchar FROM updated
+  RETURNING number`;
 
 function outcomeLabel(result: DeliveryResult): string {
   if (result.error === null) return 'delivered';
@@ -42,10 +75,10 @@ export class WebhookDeliveryProcessor {
   private readonly logger = new Logger(WebhookDeliveryProcessor.name);
   private readonly http: WebhookHttpClient;
   private slots?: AccountSlots;
+  private readonly secrets = new Map<string, string>();
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
-    private readonly accounts: AccountsService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @InjectQueue(DELIVERY_QUEUE) private readonly queue: Queue<DeliveryJobData>,
   ) {
@@ -64,7 +97,7 @@ export class WebhookDeliveryProcessor {
 
   async process(job: Job<DeliveryJobData>): Promise<DeliveryOutcome> {
     const { eventId, cycle } = job.data;
-    const event = await this.dataSource.getRepository(WebhookEvent).findOneBy({ id: eventId });
+    const [event] = (await this.dataSource.query(LOAD_SQL, [eventId])) as DueEvent[];
     if (!event || event.deliveryStatus !== 'pending' || event.cycle !== cycle) return 'skipped';
     const early = (event.nextAttemptAt?.getTime() ?? 0) - Date.now();
     if (early > EARLY_TOLERANCE_MS) throw new DeliveryRetry(early, 'not due yet');
@@ -81,9 +114,18 @@ export class WebhookDeliveryProcessor {
     }
   }
 
-  private async attempt(event: WebhookEvent): Promise<DeliveryOutcome> {
-    const account = await this.accounts.get(event.accountId);
-    if (!account.webhookUrl) {
+  private decrypt(ciphertext: string): string {
+    let secret = this.secrets.get(ciphertext);
+    if (secret === undefined) {
+      if (this.secrets.size >= SECRET_CACHE_SIZE) this.secrets.clear();
+      secret = decryptSecret(this.config.secretEncryptionKey, ciphertext);
+      this.secrets.set(ciphertext, secret);
+    }
+    return secret;
+  }
+
+  private async attempt(event: DueEvent): Promise<DeliveryOutcome> {
+    if (!event.webhookUrl) {
       await this.dataSource.query(
         `UPDATE webhook_events SET delivery_status = 'failed', last_error = $3, next_attempt_at = NULL
           WHERE id = $1 AND cycle = $2 AND delivery_status = 'pending'`,
@@ -92,9 +134,9 @@ export class WebhookDeliveryProcessor {
       webhookDeliveries.inc({ outcome: 'no_webhook_url' });
       return 'no_webhook_url';
     }
-    const secrets = await this.accounts.activeSecrets(event.accountId);
+    const secrets = event.secretCiphertexts.map((ciphertext) => this.decrypt(ciphertext));
     const at = new Date();
-    const result = await this.http.post(account.webhookUrl, webhookHeaders(event.id, at, event.body, secrets), event.body);
+    const result = await this.http.post(event.webhookUrl, webhookHeaders(event.id, at, event.body, secrets), event.body);
     webhookDeliveries.inc({ outcome: outcomeLabel(result) });
 
     const cycleAttempts = event.cycleAttempts + 1;
@@ -118,38 +160,20 @@ export class WebhookDeliveryProcessor {
   }
 
   /** Writes the attempt and the event's new state; false when the event moved on meanwhile. */
-  private async record(event: WebhookEvent, at: Date, result: DeliveryResult, outcome: DeliveryOutcome, delay: number | null): Promise<boolean> {
-    return this.dataSource.transaction(async (manager) => {
-      const rows: { attempt_count: number }[] = await manager.query(
-        `UPDATE webhook_events
-            SET attempt_count = attempt_count + 1, cycle_attempts = cycle_attempts + 1,
-                last_attempt_at = $3, last_response_status = $4, last_error = $5,
-                delivery_status = $6::varchar, next_attempt_at = $7, delivered_at = CASE WHEN $6::varchar = 'delivered' THEN now() ELSE delivered_at END
-          WHERE id = $1 AND cycle = $2 AND delivery_status = 'pending'
-          RETURNING attempt_count`,
-        [
-          event.id,
-          event.cycle,
-          at,
-          result.responseStatus,
-          result.error,
-          outcome === 'retry' ? 'pending' : outcome,
-          delay === null ? null : new Date(Date.now() + delay),
-        ],
-      );
-      const updated = Array.isArray(rows[0]) ? (rows[0] as { attempt_count: number }[]) : rows;
-      if (updated.length === 0) return false;
-      await manager.insert(WebhookAttempt, {
-        eventId: event.id,
-        number: updated[0].attempt_count,
-        at,
-        responseStatus: result.responseStatus,
-        durationMs: result.durationMs,
-        error: result.error,
-        responseBody: result.responseBody,
-      });
-      return true;
-    });
+  private async record(event: DueEvent, at: Date, result: DeliveryResult, outcome: DeliveryOutcome, delay: number | null): Promise<boolean> {
+    const rows: unknown[] = await this.dataSource.query(RECORD_SQL, [
+      event.id,
+      event.cycle,
+      at,
+      result.responseStatus,
+      result.error,
+      outcome === 'retry' ? 'pending' : outcome,
+      delay === null ? null : new Date(Date.now() + delay),
+      result.durationMs,
+      result.responseBody,
+    ]);
+    const inserted = Array.isArray(rows[0]) ? (rows[0] as unknown[]) : rows;
+    return inserted.length > 0;
   }
 
   close(): void {
