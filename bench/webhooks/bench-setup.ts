@@ -93,9 +93,9 @@ export interface ServiceProcess {
 }
 
 /** Starts dist/src/main.js with `env` and waits until /health/live answers. */
-export async function startService(name: string, env: Record<string, string>): Promise<ServiceProcess> {
+export async function startService(name: string, env: Record<string, string>, nodeArgs: string[] = []): Promise<ServiceProcess> {
   const port = await freePort();
-  const child = spawn(process.execPath, [SERVICE_MAIN], {
+  const child = spawn(process.execPath, [...nodeArgs, SERVICE_MAIN], {
     env: { ...process.env, ...env, PORT: String(port) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

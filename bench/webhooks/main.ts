@@ -7,7 +7,9 @@
  * throughput phase), --rate <n> (200 changes/s for the latency phase), --accounts <n> (50),
  * --verifications <n> (1000), --concurrency <n> (WEBHOOK_CONCURRENCY, 50), --role split|all
  * (split: one APP_ROLE=api and one APP_ROLE=worker process, as docker-compose.yml deploys; all: one
- * process), --no-drain (skip the backlog-drain phase), --out <file.json> (raw figures).
+ * process), --no-drain (skip the backlog-drain phase), --out <file.json> (raw figures),
+ * --profile-worker <dir> (the draining worker writes a V8 CPU profile there), --skip <list> (any of
+ * throughput,latency,drain,floors: for quicker iterations; the full run is the one to record).
  */
 import { cpus } from 'node:os';
 import { writeFileSync } from 'node:fs';
@@ -39,6 +41,8 @@ interface Options {
   role: 'split' | 'all';
   drain: boolean;
   out?: string;
+  profileWorker?: string;
+  skip: string[];
 }
 
 interface Percentiles {
@@ -74,6 +78,7 @@ function parseOptions(argv: string[]): Options {
   const roleValue = role === -1 ? 'split' : argv[role + 1];
   if (roleValue !== 'split' && roleValue !== 'all') throw new Error('--role is split or all');
   const out = argv.indexOf('--out');
+  const profile = argv.indexOf('--profile-worker');
   return {
     changes: value('changes', 20_000),
     connections: value('connections', 50),
@@ -84,6 +89,8 @@ function parseOptions(argv: string[]): Options {
     role: roleValue,
     drain: !argv.includes('--no-drain'),
     out: out === -1 ? undefined : argv[out + 1],
+    profileWorker: profile === -1 ? undefined : argv[profile + 1],
+    skip: argv.includes('--skip') ? (argv[argv.indexOf('--skip') + 1] ?? '').split(',') : [],
   };
 }
 
@@ -215,60 +222,76 @@ async function main(): Promise<void> {
     const sampleBody = warmed.arrivals[0]?.body;
     if (!sampleBody) throw new Error('no webhook arrived during the warm-up');
 
+    const runs = (phase: string): boolean => !options.skip.includes(phase);
+
     // (a) Throughput: closed loop at a fixed client concurrency.
-    log(`throughput: ${options.changes} changes over ${options.connections} client connections`);
-    const flat = await driveFlat(client, BENCH_INTERNAL_API_TOKEN, verifications, options.changes, options.connections);
-    describeDrive('throughput', flat);
-    const flatArrived = await collect(receiver, flat.ok, 'throughput');
-    check(flatArrived.arrivals);
-    duplicates += flatArrived.duplicates;
-    const lastFlatArrival = Math.max(...flatArrived.arrivals.map((a) => a.at));
-    const throughput = {
-      changes: flat.ok,
-      transitionsPerSec: flat.ok / ((flat.finished - flat.started) / 1000),
-      deliveriesPerSec: flatArrived.arrivals.length / ((lastFlatArrival - flat.started) / 1000),
-      drainAfterLastCommitMs: lastFlatArrival - flat.finished,
-      errors: flat.errors,
-      missing: flatArrived.missing,
+    const measureThroughput = async (): Promise<Figures['throughput']> => {
+      log(`throughput: ${options.changes} changes over ${options.connections} client connections`);
+      const flat = await driveFlat(client, BENCH_INTERNAL_API_TOKEN, verifications, options.changes, options.connections);
+      describeDrive('throughput', flat);
+      const flatArrived = await collect(receiver, flat.ok, 'throughput');
+      check(flatArrived.arrivals);
+      duplicates += flatArrived.duplicates;
+      const lastFlatArrival = Math.max(...flatArrived.arrivals.map((a) => a.at));
+      const throughput = {
+        changes: flat.ok,
+        transitionsPerSec: flat.ok / ((flat.finished - flat.started) / 1000),
+        deliveriesPerSec: flatArrived.arrivals.length / ((lastFlatArrival - flat.started) / 1000),
+        drainAfterLastCommitMs: lastFlatArrival - flat.finished,
+        errors: flat.errors,
+        missing: flatArrived.missing,
     };
     log(`throughput: ${throughput.deliveriesPerSec.toFixed(0)} deliveries/s; last webhook ${throughput.drainAfterLastCommitMs} ms after the last response`);
+    return throughput;
+    };
+    const throughput = runs('throughput')
+      ? await measureThroughput()
+      : { changes: 0, transitionsPerSec: NaN, deliveriesPerSec: NaN, drainAfterLastCommitMs: NaN, errors: 0, missing: 0 };
 
     // (b) Latency: open loop at a fixed rate.
-    log(`latency: ${options.changes} changes at ${options.rate}/s (${(options.changes / options.rate).toFixed(0)} s)`);
-    const paced = await drivePaced(client, BENCH_INTERNAL_API_TOKEN, verifications, options.changes, options.rate);
-    describeDrive('latency', paced);
-    const pacedArrived = await collect(receiver, paced.ok, 'latency');
-    check(pacedArrived.arrivals);
-    duplicates += pacedArrived.duplicates;
-    const commitToArrival: number[] = [];
-    const responseToArrival: number[] = [];
-    for (const arrival of pacedArrived.arrivals) {
-      const v = (JSON.parse(arrival.body) as Payload).data.verification;
-      commitToArrival.push(arrival.at - Date.parse(v.updated_at));
-      const responded = paced.responded.get(`${v.id}:${v.version}`);
-      if (responded !== undefined) responseToArrival.push(arrival.at - responded);
-    }
-    const latency = {
-      changes: paced.ok,
-      achievedRate: paced.ok / ((paced.finished - paced.started) / 1000),
-      maxLagMs: Math.round(paced.maxLagMs),
-      commitToArrival: percentiles(commitToArrival),
-      responseToArrival: percentiles(responseToArrival),
-      errors: paced.errors,
-      missing: pacedArrived.missing,
+    const measureLatency = async (): Promise<Figures['latency']> => {
+      log(`latency: ${options.changes} changes at ${options.rate}/s (${(options.changes / options.rate).toFixed(0)} s)`);
+      const paced = await drivePaced(client, BENCH_INTERNAL_API_TOKEN, verifications, options.changes, options.rate);
+      describeDrive('latency', paced);
+      const pacedArrived = await collect(receiver, paced.ok, 'latency');
+      check(pacedArrived.arrivals);
+      duplicates += pacedArrived.duplicates;
+      const commitToArrival: number[] = [];
+      const responseToArrival: number[] = [];
+      for (const arrival of pacedArrived.arrivals) {
+        const v = (JSON.parse(arrival.body) as Payload).data.verification;
+        commitToArrival.push(arrival.at - Date.parse(v.updated_at));
+        const responded = paced.responded.get(`${v.id}:${v.version}`);
+        if (responded !== undefined) responseToArrival.push(arrival.at - responded);
+      }
+      const latency = {
+        changes: paced.ok,
+        achievedRate: paced.ok / ((paced.finished - paced.started) / 1000),
+        maxLagMs: Math.round(paced.maxLagMs),
+        commitToArrival: percentiles(commitToArrival),
+        responseToArrival: percentiles(responseToArrival),
+        errors: paced.errors,
+        missing: pacedArrived.missing,
     };
     const c = latency.commitToArrival;
     log(`latency: commit→arrival p50 ${c.p50} ms, p95 ${c.p95} ms, p99 ${c.p99} ms, max ${c.max} ms (driver lag max ${latency.maxLagMs} ms)`);
+    return latency;
+    };
+    const none = percentiles([]);
+    const latency = runs('latency')
+      ? await measureLatency()
+      : { changes: 0, achievedRate: NaN, maxLagMs: NaN, commitToArrival: none, responseToArrival: none, errors: 0, missing: 0 };
 
     // Diagnostic: the worker alone, draining a backlog the API built while it was stopped.
     let drain: Figures['drain'];
-    if (options.drain && worker) {
+    if (options.drain && runs('drain') && worker) {
       await worker.stop();
       processes.splice(processes.indexOf(worker), 1);
       log(`drain: worker stopped; ${options.changes} changes queue up, then a fresh worker drains them`);
       const backlog = await driveFlat(client, BENCH_INTERNAL_API_TOKEN, verifications, options.changes, options.connections);
       describeDrive('drain (backlog)', backlog);
-      worker = await startService('worker', { ...env, APP_ROLE: 'worker' });
+      const profiling = options.profileWorker ? ['--cpu-prof', `--cpu-prof-dir=${options.profileWorker}`] : [];
+      worker = await startService('worker', { ...env, APP_ROLE: 'worker' }, profiling);
       processes.push(worker);
       const drained = await collect(receiver, backlog.ok, 'drain');
       check(drained.arrivals);
@@ -297,7 +320,7 @@ async function main(): Promise<void> {
       bull: { jobs: 0, deliveriesPerSec: NaN, failures: 0 },
       raw: { jobs: 0, deliveriesPerSec: NaN, failures: 0 },
     };
-    for (const mode of ['bull', 'raw'] as const) {
+    for (const mode of runs('floors') ? (['bull', 'raw'] as const) : []) {
       const result = await runFloor<FloorResult>({ ...floorEnv, FLOOR_MODE: mode }, 300_000);
       const arrived = await collect(receiver, result.delivered, `${mode} floor`);
       check(arrived.arrivals);
