@@ -5,6 +5,7 @@ describe('isDatabaseUnavailable', () => {
     Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' }),
     new Error('timeout exceeded when trying to connect'),
     new Error('Connection terminated unexpectedly'),
+    new Error('Query read timeout'),
     Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' }),
     Object.assign(new Error('the database system is starting up'), { code: '57P03' }),
     Object.assign(new Error('query failed'), { driverError: Object.assign(new Error('x'), { code: '08006' }) }),

@@ -13,6 +13,7 @@ const MESSAGES = [
   'client has encountered a connection error',
   'cannot use a pool after calling end',
   'connection is closed',
+  'query read timeout',
 ];
 
 interface ErrorLike {

@@ -7,7 +7,7 @@ import { ENTITIES } from 'src/database/entities';
  * replication: DATABASE_URL is the master for every write and every read by default; only reads
  * that ask for a 'slave' query runner (src/database/read-replica.ts) go to a replica.
  */
-export function dataSourceOptions(databaseUrl: string, readUrls: readonly string[] = []): DataSourceOptions {
+export function dataSourceOptions(databaseUrl: string, readUrls: readonly string[] = [], queryTimeoutMs?: number): DataSourceOptions {
   const target =
     readUrls.length === 0
       ? { url: databaseUrl }
@@ -27,6 +27,9 @@ export function dataSourceOptions(databaseUrl: string, readUrls: readonly string
       connectionTimeoutMillis: 1_000,
       idleTimeoutMillis: 30_000,
       statement_timeout: 15_000,
+      // Client-side: a server that goes silent (a partition, no reset) fails the query instead of
+      // hanging the request. The app sets it; the migration runner (long index builds) does not.
+      ...(queryTimeoutMs === undefined ? {} : { query_timeout: queryTimeoutMs }),
     },
   };
 }

@@ -8,6 +8,8 @@ import { APP_CONFIG } from 'src/config/config.module';
 import { dataSourceOptions } from 'src/database/data-source-options';
 
 const RECONNECT_INTERVAL_MS = 2_000;
+/** No request query takes near this; a silent PostgreSQL then answers 503 within about 2 x this (query, rollback). */
+const QUERY_TIMEOUT_MS = 2_500;
 const logger = new Logger('Database');
 
 /**
@@ -46,7 +48,7 @@ class DatabaseReadyMiddleware implements NestMiddleware {
   imports: [
     TypeOrmModule.forRootAsync({
       inject: [APP_CONFIG],
-      useFactory: (config: AppConfig) => ({ ...dataSourceOptions(config.databaseUrl, config.databaseReadUrls), retryAttempts: 0, manualInitialization: true }),
+      useFactory: (config: AppConfig) => ({ ...dataSourceOptions(config.databaseUrl, config.databaseReadUrls, QUERY_TIMEOUT_MS), retryAttempts: 0, manualInitialization: true }),
       dataSourceFactory: async (options) => connectOrKeepTrying(options as DataSourceOptions),
     }),
   ],

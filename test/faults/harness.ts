@@ -1,6 +1,6 @@
 import { appendFileSync } from 'node:fs';
 import { IncomingMessage, Server, ServerResponse, createServer } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import { AddressInfo, Socket, connect as tcpConnect, createServer as createTcpServer } from 'node:net';
 import Redis from 'ioredis';
 import { Pool } from 'pg';
 
@@ -274,6 +274,55 @@ export async function watchStalled(prefix: string, redisUrl = process.env.REDIS_
     ids,
     close: async () => {
       subscriber.disconnect();
+    },
+  };
+}
+
+/**
+ * A TCP forwarder that can go silent like a network partition: while paused, bytes in both
+ * directions are held (no RST, no FIN) and new connections are accepted but never answered.
+ */
+export async function startPausableProxy(targetPort: number): Promise<{ port: number; pause(): void; resume(): void; close(): Promise<void> }> {
+  const sockets = new Set<Socket>();
+  let paused = false;
+  const pairs: Array<{ client: Socket; upstream: Socket | null }> = [];
+  const link = (pair: (typeof pairs)[number]): void => {
+    const upstream = tcpConnect(targetPort, '127.0.0.1');
+    pair.upstream = upstream;
+    sockets.add(upstream);
+    pair.client.pipe(upstream).pipe(pair.client);
+    upstream.on('error', () => pair.client.destroy());
+  };
+  const server = createTcpServer((client) => {
+    sockets.add(client);
+    client.on('error', () => undefined);
+    client.on('close', () => pair.upstream?.destroy());
+    const pair = { client, upstream: null as Socket | null };
+    pairs.push(pair);
+    if (!paused) link(pair);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  return {
+    port: (server.address() as AddressInfo).port,
+    pause: () => {
+      paused = true;
+      for (const pair of pairs) {
+        pair.client.pause();
+        pair.upstream?.pause();
+      }
+    },
+    resume: () => {
+      paused = false;
+      for (const pair of pairs) {
+        if (pair.upstream) {
+          pair.client.resume();
+          pair.upstream.resume();
+        } else if (!pair.client.destroyed) link(pair);
+      }
+    },
+    close: async () => {
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
 }
