@@ -123,6 +123,8 @@ interface Call {
   token: string;
   body?: unknown;
   expect: number;
+  /** Runs when the call answered as expected (the next step of a verification waits for it). */
+  then?: (json: Record<string, unknown>) => void;
 }
 
 async function main(): Promise<void> {
@@ -203,12 +205,14 @@ async function main(): Promise<void> {
       }
       if (pick < 12) return { route: 'GET webhook-events', method: 'GET', path: '/api/v1/public/kyc/webhook-events?limit=50', token: secret, expect: 200 };
       if (pick < 14 || moving.length === 0) {
-        return { route: 'POST create', method: 'POST', path: '/api/v1/internal/kyc/verifications', token: internal, body: { account_id: accounts[account].id, external_user_id: `soak-new-${counter}` }, expect: 201 };
+        const then = (json: Record<string, unknown>): void => void moving.push({ id: String(json.id), next: 'processing' });
+        return { route: 'POST create', method: 'POST', path: '/api/v1/internal/kyc/verifications', token: internal, body: { account_id: accounts[account].id, external_user_id: `soak-new-${counter}` }, expect: 201, then };
       }
       const step = moving.shift() as (typeof moving)[number];
       const body = step.next === 'rejected' ? { status: 'rejected', rejection_reasons: ['other'] } : { status: step.next };
-      if (step.next === 'processing') moving.push({ id: step.id, next: counter % 2 ? 'approved' : 'rejected' });
-      return { route: 'POST transition', method: 'POST', path: `/api/v1/internal/kyc/verifications/${step.id}/transitions`, token: internal, body, expect: 200 };
+      const decision = counter % 2 ? 'approved' : 'rejected';
+      const then = step.next === 'processing' ? () => void moving.push({ id: step.id, next: decision }) : undefined;
+      return { route: 'POST transition', method: 'POST', path: `/api/v1/internal/kyc/verifications/${step.id}/transitions`, token: internal, body, expect: 200, then };
     };
 
     const minutes: Map<string, number[]>[] = [];
@@ -245,7 +249,7 @@ async function main(): Promise<void> {
       const done = call(c.method, c.path, c.token, c.body)
         .then((res) => {
           if (res.status !== c.expect) errors[`${c.route} ${res.status}`] = (errors[`${c.route} ${res.status}`] ?? 0) + 1;
-          else if (c.route === 'POST create') moving.push({ id: String(res.json.id), next: 'processing' });
+          else c.then?.(res.json);
         })
         .catch((error: Error) => {
           errors[`${c.route} ${error.name}`] = (errors[`${c.route} ${error.name}`] ?? 0) + 1;
