@@ -9,7 +9,8 @@
  * (split: one APP_ROLE=api and one APP_ROLE=worker process, as docker-compose.yml deploys; all: one
  * process), --no-drain (skip the backlog-drain phase), --out <file.json> (raw figures),
  * --profile-worker <dir> (the draining worker writes a V8 CPU profile there), --skip <list> (any of
- * throughput,latency,drain,floors: for quicker iterations; the full run is the one to record).
+ * throughput,latency,drain,floors: for quicker iterations; the full run is the one to record),
+ * --env KEY=VALUE (repeatable: extra environment for the service processes, for experiments).
  */
 import { cpus } from 'node:os';
 import { writeFileSync } from 'node:fs';
@@ -43,6 +44,7 @@ interface Options {
   out?: string;
   profileWorker?: string;
   skip: string[];
+  env: Record<string, string>;
 }
 
 interface Percentiles {
@@ -90,6 +92,9 @@ function parseOptions(argv: string[]): Options {
     drain: !argv.includes('--no-drain'),
     out: out === -1 ? undefined : argv[out + 1],
     profileWorker: profile === -1 ? undefined : argv[profile + 1],
+    env: Object.fromEntries(
+      argv.flatMap((arg, i) => (arg === '--env' && argv[i + 1]?.includes('=') ? [(argv[i + 1] as string).split(/=(.*)/s).slice(0, 2)] : [])),
+    ),
     skip: argv.includes('--skip') ? (argv[argv.indexOf('--skip') + 1] ?? '').split(',') : [],
   };
 }
@@ -155,7 +160,9 @@ async function main(): Promise<void> {
     ADMIN_TOKEN: BENCH_ADMIN_TOKEN,
     INTERNAL_API_TOKEN: BENCH_INTERNAL_API_TOKEN,
     SECRET_ENCRYPTION_KEY: BENCH_SECRET_ENCRYPTION_KEY,
+    ...options.env,
   };
+  if (Object.keys(options.env).length) log(`service environment overrides: ${JSON.stringify(options.env)}`);
   const processes: ServiceProcess[] = [];
   const stopAll = async (): Promise<void> => {
     for (const p of processes.splice(0).reverse()) await p.stop();
