@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { Client } from 'pg';
-import { DataSource } from 'typeorm';
+import { DataSource, DataSourceOptions } from 'typeorm';
 import { ConfigError } from 'src/config/app-config';
 import { loadConfig } from 'src/config/config.module';
 import { dataSourceOptions } from 'src/database/data-source-options';
@@ -27,7 +27,9 @@ export async function createDatabaseIfMissing(databaseUrl: string): Promise<void
 
 /** Applies pending migrations; idempotent, and serialised across concurrent runners. */
 export async function runMigrations(databaseUrl: string): Promise<string[]> {
-  const dataSource = new DataSource(dataSourceOptions(databaseUrl));
+  const options = dataSourceOptions(databaseUrl);
+  // Index builds on a large table may run for minutes: no statement time-out for migrations.
+  const dataSource = new DataSource({ ...options, extra: { ...options.extra, statement_timeout: 0 } } as DataSourceOptions);
   await dataSource.initialize();
   const lock = dataSource.createQueryRunner();
   try {
