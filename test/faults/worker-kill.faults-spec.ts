@@ -6,6 +6,7 @@ const VERIFICATIONS = 1_000;
 const ACCOUNTS = 20;
 const KILL_EVERY_MS = 3_000;
 const MAX_KILLS = 8;
+const PACE_MS = 20;
 
 describe('a worker process SIGKILLed every few seconds during 2,000 deliveries', () => {
   const receiver = new CountingReceiver();
@@ -42,7 +43,12 @@ describe('a worker process SIGKILLed every few seconds during 2,000 deliveries',
     let driving = true;
     const started = Date.now();
     const transitions = new RetryingTransitions([client]);
-    const drive = pool(verifications, 12, async (id) => [await transitions.run(id, 'processing'), await transitions.run(id, 'approved')]).finally(() => (driving = false));
+    // Paced over about 20 s so the kills land during deliveries however fast the machine is.
+    const drive = pool(verifications, 12, async (id, i) => {
+      const due = started + i * PACE_MS;
+      if (due > Date.now()) await sleep(due - Date.now());
+      return [await transitions.run(id, 'processing'), await transitions.run(id, 'approved')];
+    }).finally(() => (driving = false));
 
     let kills = 0;
     let deliveredAtKills: number[] = [];
