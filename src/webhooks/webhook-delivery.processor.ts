@@ -60,6 +60,9 @@ const RECORD_SQL = `
   SELECT id, attempt_count, $3::timestamptz, $4::integer, $8::integer, $5::varchar, $9::varchar FROM updated
   RETURNING number`;
 
+/** Waits between tries to record a delivery that succeeded, before giving up and letting the job retry. */
+const RECORD_RETRY_WAITS_MS = [200, 1_000, 3_000];
+
 function outcomeLabel(result: DeliveryResult): string {
   if (result.error === null) return 'delivered';
   if (result.error === 'timeout') return 'timeout';
@@ -162,13 +165,30 @@ export class WebhookDeliveryProcessor {
             retryAfterMs: parseRetryAfter(result.retryAfter, Date.now()),
           });
     const outcome: DeliveryOutcome = result.error === null ? 'delivered' : delay === null ? 'failed' : 'retry';
-    const recorded = await this.record(event, at, result, outcome, delay);
+    // A delivered POST must not be sent again because its bookkeeping hit a passing database error.
+    const recorded =
+      outcome === 'delivered'
+        ? await this.recordPersistently(event, at, result, outcome, delay)
+        : await this.record(event, at, result, outcome, delay);
     if (!recorded) return 'skipped';
     if (outcome === 'delivered' && event.cycle === 1) {
       webhookDeliveryLatency.observe((Date.now() - event.createdAt.getTime()) / 1000);
     }
     if (outcome === 'retry' && delay !== null) throw new DeliveryRetry(delay, `attempt failed (${result.error}), retry in ${delay} ms`);
     return outcome;
+  }
+
+  /** Retries the write a few times; it is idempotent for a delivery (a second try finds it no longer pending). */
+  private async recordPersistently(event: DueEvent, at: Date, result: DeliveryResult, outcome: DeliveryOutcome, delay: number | null): Promise<boolean> {
+    for (const wait of RECORD_RETRY_WAITS_MS) {
+      try {
+        return await this.record(event, at, result, outcome, delay);
+      } catch (error) {
+        this.logger.warn(`could not record delivered event ${event.id}, retrying in ${wait} ms: ${(error as Error).message}`);
+        await new Promise((resolve) => setTimeout(resolve, wait));
+      }
+    }
+    return this.record(event, at, result, outcome, delay);
   }
 
   /** Writes the attempt and the event's new state; false when the event moved on meanwhile. */
