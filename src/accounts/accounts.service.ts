@@ -3,7 +3,6 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager, IsNull, MoreThan } from 'typeorm';
 import { v7 as uuidv7 } from 'uuid';
 import { AccountSecret } from 'src/accounts/account-secret.entity';
-import { CredentialCache } from 'src/accounts/credential-cache';
 import { Account } from 'src/accounts/account.entity';
 import {
   decryptSecret,
@@ -29,9 +28,6 @@ export interface RotatedSecret {
 
 @Injectable()
 export class AccountsService {
-  /** One second of memory for successful client credential look-ups (see CredentialCache). */
-  private readonly credentials = new CredentialCache(1_000, 10_000);
-
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -78,7 +74,7 @@ export class AccountsService {
    * the grace of an earlier rotation stops at once.
    */
   async rotateSecret(id: string, graceSeconds: number): Promise<RotatedSecret> {
-    const rotated = await this.dataSource.transaction(async (manager) => {
+    return this.dataSource.transaction(async (manager) => {
       const locked = await manager.getRepository(Account).findOne({ where: { id }, lock: { mode: 'pessimistic_write' } });
       if (!locked) throw ApiError.notFound('account');
       const now = new Date();
@@ -90,25 +86,17 @@ export class AccountsService {
       await secrets.insert(this.secretRow(id, secret, now));
       return { secret, previousExpiresAt: result.affected ? previousExpiresAt : null };
     });
-    this.credentials.forgetAccount(id);
-    return rotated;
   }
 
   /** The account a client credential belongs to, or null for any kind of bad credential. */
   async accountIdForSecret(credential: string): Promise<string | null> {
     if (!looksLikeWebhookSecret(credential)) return null;
-    const hash = hashSecret(credential);
-    const key = hash.toString('base64');
-    const cached = this.credentials.get(key);
-    if (cached) return cached;
-    const rows: { account_id: string; expires_at: Date | null }[] = await this.dataSource.query(
-      `SELECT account_id, expires_at FROM account_secrets
+    const rows: { account_id: string }[] = await this.dataSource.query(
+      `SELECT account_id FROM account_secrets
         WHERE secret_hash = $1 AND (expires_at IS NULL OR expires_at > now())`,
-      [hash],
+      [hashSecret(credential)],
     );
-    if (!rows[0]) return null;
-    this.credentials.set(key, rows[0].account_id, rows[0].expires_at);
-    return rows[0].account_id;
+    return rows[0]?.account_id ?? null;
   }
 
   /** Every secret that currently authenticates and signs, newest first. */
