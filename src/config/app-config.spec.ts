@@ -94,8 +94,8 @@ describe('parseConfig', () => {
     ['WEBHOOK_ALLOW_INSECURE_URLS', 'maybe'],
     ['RATE_LIMIT_PER_MINUTE', '-5'],
     ['LOG_LEVEL', 'verbose'],
-    ['ADMIN_TOKEN', 'short'],
-    ['INTERNAL_API_TOKEN', 'short'],
+    ['ADMIN_TOKEN', 'has space'],
+    ['INTERNAL_API_TOKEN', 'tab\there'],
     ['SECRET_ENCRYPTION_KEY', 'not-base64'],
     ['SECRET_ENCRYPTION_KEY', randomBytes(16).toString('base64')],
   ])('%s=%p stops the start with one line naming it', (name, value) => {
@@ -138,7 +138,7 @@ describe('resolveLocalSecrets', () => {
     const first = resolveLocalSecrets({}, file, (line) => lines.push(line));
     expect(lines.some((line) => line.includes('WARNING'))).toBe(true);
     expect(lines.join('\n')).toContain(first.ADMIN_TOKEN as string);
-    expect(lines.join('\n')).not.toContain(first.SECRET_ENCRYPTION_KEY as string);
+    expect(lines.join('\n')).toContain(first.SECRET_ENCRYPTION_KEY as string);
     expect(statSync(file).mode & 0o777).toBe(0o600);
     const config = parseConfig(first);
     expect(config.secretEncryptionKey).toHaveLength(32);

@@ -89,8 +89,9 @@ function urlList(env: Env, name: string, protocols: readonly string[]): string[]
   return raw.split(',').map((item) => url({ [name]: item.trim() }, name, '', protocols));
 }
 
+/** Any length the operator chooses, but it must fit a Bearer header as one word. */
 function token(name: string, value: string): string {
-  if (value.length < 16) throw new ConfigError(name, 'must be at least 16 characters');
+  if (!/^[\x21-\x7e]+$/.test(value)) throw new ConfigError(name, 'must be printable ASCII without spaces');
   return value;
 }
 
@@ -127,9 +128,7 @@ export function resolveLocalSecrets(
   if (created.length > 0) {
     writeFileSync(file, JSON.stringify(stored, null, 2) + '\n', { mode: 0o600 });
     warn(`WARNING: generated ${created.join(', ')} for local development and saved them in ${file}; set them explicitly in production.`);
-    for (const name of created) {
-      if (name !== 'SECRET_ENCRYPTION_KEY') warn(`WARNING: ${name}=${stored[name]}`);
-    }
+    for (const name of created) warn(`WARNING: ${name}=${stored[name]}`);
   }
   const resolved: Record<string, string | undefined> = { ...env };
   for (const name of missing) resolved[name] = stored[name];

@@ -26,7 +26,7 @@ export function basicAuth(adminToken: string) {
     const userOk = tokensEqual(user, 'admin');
     const passwordOk = tokensEqual(password, adminToken);
     if (match && userOk && passwordOk) return next();
-    sendError(res, req, new ApiError('unauthorized', 'Missing or invalid credentials', [], { 'WWW-Authenticate': 'Basic realm="queues", charset="UTF-8"' }));
+    sendError(res, req, new ApiError('unauthorized', 'Missing or invalid credentials', [], { 'WWW-Authenticate': 'Basic' }));
   };
 }
 

@@ -1,6 +1,7 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
-import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiExcludeEndpoint, ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { ClientAuthGuard, CurrentAccountId } from 'src/auth/auth.guards';
+import { ApiError } from 'src/common/api-error';
 import type { ListPage } from 'src/common/pagination';
 import { UuidParamPipe } from 'src/common/uuid-param.pipe';
 import {
@@ -43,6 +44,13 @@ export class WebhookEventsController {
   @ApiResponse({ status: 202, type: WebhookEventResponseDto })
   async sendTest(@CurrentAccountId() accountId: string, @Body() dto: SendTestEventDto): Promise<WebhookEventResponseDto> {
     return this.events.sendTest(accountId, dto.status);
+  }
+
+  /** Without this, GET on a POST-only literal path would reach ':id' and be a 400 instead of a 405. */
+  @Get(['redeliver', 'test'])
+  @ApiExcludeEndpoint()
+  postOnly(): never {
+    throw new ApiError('method_not_allowed', 'Method GET is not allowed on this route', [], { Allow: 'POST' });
   }
 
   @Get(':id')

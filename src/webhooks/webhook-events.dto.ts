@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsOptional, IsString, IsUUID, Matches, MaxLength } from 'class-validator';
+import { IsIn, IsOptional, IsString, IsUUID, Matches } from 'class-validator';
 import { DELIVERY_STATUSES, type DeliveryStatus } from 'src/webhooks/webhook-event.entity';
 import { TEST_EVENT_STATUSES, type TestEventStatus } from 'src/webhooks/test-event';
 
@@ -36,7 +36,6 @@ export class ListWebhookEventsQueryDto {
   @ApiPropertyOptional({ description: 'next_cursor of the previous page' })
   @IsOptional()
   @IsString()
-  @MaxLength(512)
   cursor?: string;
 }
 

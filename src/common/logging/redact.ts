@@ -19,7 +19,7 @@ export class Redactor {
   private readonly literals: string[];
 
   constructor(literals: readonly string[] = []) {
-    // Short literals would redact ordinary words; configured tokens are at least 16 characters.
+    // Short literals would redact ordinary words; a token that short is documented as weak.
     this.literals = literals.filter((literal) => literal.length >= 8);
   }
 
