@@ -1,10 +1,10 @@
-import { ChildProcess, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import Redis from 'ioredis';
 import { Client } from 'pg';
 import { createDatabaseIfMissing, runMigrations } from 'src/database/migrate';
+import { BenchProcess, exited, startProcess } from '../common/processes';
 
 const ROOT = join(__dirname, '..', '..');
 export const SERVICE_MAIN = join(ROOT, 'src', 'main.js');
@@ -68,62 +68,16 @@ export async function cleanRedis(redisUrl: string): Promise<number> {
   return deleted;
 }
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-function exited(child: ChildProcess): Promise<number | null> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(child.exitCode);
-  return new Promise((resolve) => child.once('exit', (code) => resolve(code)));
-}
-
 /** A service process (api, worker or all). */
-export interface ServiceProcess {
-  name: string;
-  url: string;
-  output: string[];
-  stop(): Promise<void>;
-}
+export type ServiceProcess = BenchProcess;
 
 /** Starts dist/src/main.js with `env` and waits until /health/live answers. */
 export async function startService(name: string, env: Record<string, string>, nodeArgs: string[] = []): Promise<ServiceProcess> {
-  const port = await freePort();
-  const child = spawn(process.execPath, [...nodeArgs, SERVICE_MAIN], {
-    env: { ...process.env, ...env, PORT: String(port) },
-    stdio: ['ignore', 'pipe', 'pipe'],
+  return startProcess(name, SERVICE_MAIN, env, {
+    nodeArgs,
+    ready: async (url) => (await fetch(`${url}/health/live`)).ok,
+    stopGraceMs: 15_000,
   });
-  const output: string[] = [];
-  child.stdout?.on('data', (chunk: Buffer) => output.push(chunk.toString()));
-  child.stderr?.on('data', (chunk: Buffer) => output.push(chunk.toString()));
-  const url = `http://127.0.0.1:${port}`;
-  const stop = async (): Promise<void> => {
-    child.kill('SIGTERM');
-    const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
-    await exited(child);
-    clearTimeout(timer);
-  };
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`${name} exited with ${child.exitCode}:\n${output.join('')}`);
-    try {
-      const res = await fetch(`${url}/health/live`);
-      if (res.ok) return { name, url, output, stop };
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > deadline) {
-      await stop();
-      throw new Error(`${name} did not start within 30 s:\n${output.join('')}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
 }
 
 /** Runs a floor process to completion and returns its JSON report line. */
