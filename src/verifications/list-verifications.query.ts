@@ -1,5 +1,6 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsOptional, IsString, Matches, MaxLength, MinLength } from 'class-validator';
+import { PageCursor, PageLimit, TimestampBound } from 'src/common/list-query.decorators';
 
 const STATUS_LIST = /^(pending|processing|approved|rejected)(,(pending|processing|approved|rejected))*$/;
 export const VERIFICATION_SORTS = ['-created_at', 'created_at', '-updated_at', 'updated_at'] as const;
@@ -28,24 +29,16 @@ export class ListVerificationsQueryDto {
   @Matches(/^[^\p{Cc}]*$/u, { message: 'q must not contain control characters' })
   q?: string;
 
-  @ApiPropertyOptional({ format: 'date-time', description: 'Inclusive' })
-  @IsOptional()
-  @IsString()
+  @TimestampBound('Inclusive')
   created_from?: string;
 
-  @ApiPropertyOptional({ format: 'date-time', description: 'Exclusive' })
-  @IsOptional()
-  @IsString()
+  @TimestampBound('Exclusive')
   created_to?: string;
 
-  @ApiPropertyOptional({ format: 'date-time', description: 'Inclusive' })
-  @IsOptional()
-  @IsString()
+  @TimestampBound('Inclusive')
   updated_from?: string;
 
-  @ApiPropertyOptional({ format: 'date-time', description: 'Exclusive' })
-  @IsOptional()
-  @IsString()
+  @TimestampBound('Exclusive')
   updated_to?: string;
 
   @ApiPropertyOptional({ enum: VERIFICATION_SORTS, default: '-created_at' })
@@ -53,14 +46,9 @@ export class ListVerificationsQueryDto {
   @IsIn(VERIFICATION_SORTS)
   sort?: VerificationSort;
 
-  @ApiPropertyOptional({ minimum: 1, maximum: 100, default: 20 })
-  @IsOptional()
-  @IsString()
+  @PageLimit()
   limit?: string;
 
-  // Length and shape are the codec's business: any bad cursor is 400 invalid_cursor, not validation_failed.
-  @ApiPropertyOptional({ description: 'next_cursor of the previous page' })
-  @IsOptional()
-  @IsString()
+  @PageCursor()
   cursor?: string;
 }

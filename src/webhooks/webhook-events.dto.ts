@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsOptional, IsString, IsUUID, Matches } from 'class-validator';
+import { PageCursor, PageLimit, TimestampBound } from 'src/common/list-query.decorators';
 import { DELIVERY_STATUSES, type DeliveryStatus } from 'src/webhooks/webhook-event.entity';
 import { TEST_EVENT_STATUSES, type TestEventStatus } from 'src/webhooks/test-event';
 
@@ -18,24 +19,16 @@ export class ListWebhookEventsQueryDto {
   @IsUUID('all')
   verification_id?: string;
 
-  @ApiPropertyOptional({ format: 'date-time', description: 'Inclusive' })
-  @IsOptional()
-  @IsString()
+  @TimestampBound('Inclusive')
   created_from?: string;
 
-  @ApiPropertyOptional({ format: 'date-time', description: 'Exclusive' })
-  @IsOptional()
-  @IsString()
+  @TimestampBound('Exclusive')
   created_to?: string;
 
-  @ApiPropertyOptional({ minimum: 1, maximum: 100, default: 20 })
-  @IsOptional()
-  @IsString()
+  @PageLimit()
   limit?: string;
 
-  @ApiPropertyOptional({ description: 'next_cursor of the previous page' })
-  @IsOptional()
-  @IsString()
+  @PageCursor()
   cursor?: string;
 }
 
@@ -51,14 +44,10 @@ export class BulkRedeliverDto {
   @Matches(REDELIVERABLE_LIST, { message: 'delivery_status must be a comma-separated list of failed, delivered' })
   delivery_status!: string;
 
-  @ApiPropertyOptional({ format: 'date-time', description: 'Inclusive' })
-  @IsOptional()
-  @IsString()
+  @TimestampBound('Inclusive')
   created_from?: string;
 
-  @ApiPropertyOptional({ format: 'date-time', description: 'Exclusive' })
-  @IsOptional()
-  @IsString()
+  @TimestampBound('Exclusive')
   created_to?: string;
 }
 
