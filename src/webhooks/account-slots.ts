@@ -1,39 +1,90 @@
 import type { Redis } from 'ioredis';
+import { MicroBatcher } from 'src/common/micro-batcher';
 
-// KEYS[1] the account's zset; ARGV: now, member, expiry, limit. Expired members are slots of a
-// worker that died mid-delivery; dropping them first lets its slots free themselves.
+// KEYS: the account zset of each request, in request order (an account may appear more than once);
+// ARGV: now, expiry, limit, then one member per key. Expired members are slots of a worker that
+// died mid-delivery; dropping them first lets its slots free themselves. Returns 1 (acquired) or 0
+// per request. One script call serves every delivery that reached this step in the same turn.
 const ACQUIRE = `
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
-if redis.call('ZCARD', KEYS[1]) < tonumber(ARGV[4]) then
-  redis.call('ZADD', KEYS[1], ARGV[3], ARGV[2])
-  redis.call('PEXPIRE', KEYS[1], math.max(1, tonumber(ARGV[3]) - tonumber(ARGV[1])))
-  return 1
+local now, expiry, limit = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
+local swept = {}
+local acquired = {}
+for i, key in ipairs(KEYS) do
+  if not swept[key] then
+    redis.call('ZREMRANGEBYSCORE', key, '-inf', now)
+    swept[key] = true
+  end
+  if redis.call('ZCARD', key) < limit then
+    redis.call('ZADD', key, expiry, ARGV[3 + i])
+    redis.call('PEXPIRE', key, math.max(1, expiry - now))
+    acquired[i] = 1
+  else
+    acquired[i] = 0
+  end
 end
-return 0`;
+return acquired`;
+
+// KEYS: the account zsets; ARGV: the member to remove from each, in the same order.
+const RELEASE = `
+for i, key in ipairs(KEYS) do
+  redis.call('ZREM', key, ARGV[i])
+end
+return #KEYS`;
+
+type SlotsRedis = Redis & {
+  acquireWebhookSlots(...args: (string | number)[]): Promise<number[]>;
+  releaseWebhookSlots(...args: string[]): Promise<number>;
+};
+
+interface Slot {
+  accountId: string;
+  member: string;
+}
 
 /**
  * At most `limit` deliveries of one account in flight across every worker process: a sorted set
- * per account whose members expire, so a killed worker never holds a slot for good.
+ * per account whose members expire, so a killed worker never holds a slot for good. Acquires and
+ * releases made in the same turn of the event loop travel together, one script call each.
  */
 export class AccountSlots {
+  private readonly redis: SlotsRedis;
+  private readonly acquiring = new MicroBatcher<Slot, boolean>((slots) => this.acquireMany(slots));
+  private readonly releasing = new MicroBatcher<Slot, void>((slots) => this.releaseMany(slots));
+
   constructor(
-    private readonly redis: Redis,
+    redis: Redis,
     private readonly prefix: string,
     private readonly limit: number,
     private readonly holdMs: number,
-  ) {}
+  ) {
+    // Sent by SHA (EVALSHA) once Redis knows the script, not as its full text every time.
+    if (!('acquireWebhookSlots' in redis)) redis.defineCommand('acquireWebhookSlots', { lua: ACQUIRE });
+    if (!('releaseWebhookSlots' in redis)) redis.defineCommand('releaseWebhookSlots', { lua: RELEASE });
+    this.redis = redis as SlotsRedis;
+  }
 
   private key(accountId: string): string {
     return `${this.prefix}:webhook-slots:${accountId}`;
   }
 
-  async acquire(accountId: string, member: string): Promise<boolean> {
-    const now = Date.now();
-    const result = await this.redis.eval(ACQUIRE, 1, this.key(accountId), now, member, now + this.holdMs, this.limit);
-    return result === 1;
+  acquire(accountId: string, member: string): Promise<boolean> {
+    return this.acquiring.submit({ accountId, member });
   }
 
-  async release(accountId: string, member: string): Promise<void> {
-    await this.redis.zrem(this.key(accountId), member);
+  release(accountId: string, member: string): Promise<void> {
+    return this.releasing.submit({ accountId, member });
+  }
+
+  private async acquireMany(slots: Slot[]): Promise<boolean[]> {
+    const now = Date.now();
+    const keys = slots.map((slot) => this.key(slot.accountId));
+    const result = await this.redis.acquireWebhookSlots(keys.length, ...keys, now, now + this.holdMs, this.limit, ...slots.map((slot) => slot.member));
+    return result.map((acquired) => acquired === 1);
+  }
+
+  private async releaseMany(slots: Slot[]): Promise<void[]> {
+    const keys = slots.map((slot) => this.key(slot.accountId));
+    await this.redis.releaseWebhookSlots(String(keys.length), ...keys, ...slots.map((slot) => slot.member));
+    return slots.map(() => undefined);
   }
 }

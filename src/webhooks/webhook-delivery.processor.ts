@@ -8,6 +8,7 @@ import type { Pool } from 'pg';
 import { DataSource } from 'typeorm';
 import { decryptSecret } from 'src/accounts/secret-crypto';
 import { webhookDeliveries, webhookDeliveryLatency } from 'src/common/metrics';
+import { MicroBatcher } from 'src/common/micro-batcher';
 import type { AppConfig } from 'src/config/app-config';
 import { APP_CONFIG } from 'src/config/config.module';
 import { AccountSlots } from 'src/webhooks/account-slots';
@@ -36,6 +37,7 @@ type DueEvent = Pick<WebhookEvent, 'id' | 'accountId' | 'body' | 'createdAt' | '
 };
 
 // The active-secret rule is AccountsService.activeSecrets' (and accountIdForSecret's) in SQL.
+// Every delivery that reaches this step in the same turn of the event loop is read in one go.
 const LOAD_SQL = `
   SELECT e.id, e.account_id AS "accountId", e.body, e.created_at AS "createdAt", e.delivery_status AS "deliveryStatus",
          e.cycle, e.cycle_attempts AS "cycleAttempts", e.next_attempt_at AS "nextAttemptAt", a.webhook_url AS "webhookUrl",
@@ -43,22 +45,43 @@ const LOAD_SQL = `
                 WHERE s.account_id = e.account_id AND (s.expires_at IS NULL OR s.expires_at > now())
                 ORDER BY s.created_at DESC) AS "secretCiphertexts"
     FROM webhook_events e JOIN accounts a ON a.id = e.account_id
-   WHERE e.id = $1`;
+   WHERE e.id = ANY($1::uuid[])`;
 
-// One statement, so atomic without a transaction: the event's new state and its attempt row, or
-// nothing at all when the event moved on meanwhile (no row updated, none inserted).
+/** One attempt's outcome, as the record statement takes it. */
+interface AttemptRecord {
+  eventId: string;
+  cycle: number;
+  at: Date;
+  responseStatus: number | null;
+  error: string | null;
+  /** The event's delivery_status after this attempt. */
+  status: 'pending' | 'delivered' | 'failed';
+  nextAttemptAt: Date | null;
+  durationMs: number;
+  responseBody: string | null;
+}
+
+// One statement for a batch of attempts, so atomic without a transaction: each event's new state
+// and its attempt row, or nothing for an event that moved on meanwhile (no row updated, none
+// inserted). Returns the (1-based) positions of the attempts that were recorded.
 const RECORD_SQL = `
-  WITH updated AS (
-    UPDATE webhook_events
-       SET attempt_count = attempt_count + 1, cycle_attempts = cycle_attempts + 1,
-           last_attempt_at = $3::timestamptz, last_response_status = $4::integer, last_error = $5::varchar,
-           delivery_status = $6::varchar, next_attempt_at = $7::timestamptz,
-           delivered_at = CASE WHEN $6::varchar = 'delivered' THEN now() ELSE delivered_at END
-     WHERE id = $1 AND cycle = $2 AND delivery_status = 'pending'
-     RETURNING id, attempt_count)
-  INSERT INTO webhook_attempts (event_id, number, at, response_status, duration_ms, error, response_body)
-  SELECT id, attempt_count, $3::timestamptz, $4::integer, $8::integer, $5::varchar, $9::varchar FROM updated
-  RETURNING number`;
+  WITH input AS (
+    SELECT * FROM unnest($1::uuid[], $2::integer[], $3::timestamptz[], $4::integer[], $5::varchar[], $6::varchar[],
+                         $7::timestamptz[], $8::integer[], $9::varchar[])
+      WITH ORDINALITY AS t(id, cycle, at, response_status, error, status, next_attempt_at, duration_ms, response_body, n)),
+  updated AS (
+    UPDATE webhook_events e
+       SET attempt_count = e.attempt_count + 1, cycle_attempts = e.cycle_attempts + 1,
+           last_attempt_at = i.at, last_response_status = i.response_status, last_error = i.error,
+           delivery_status = i.status, next_attempt_at = i.next_attempt_at,
+           delivered_at = CASE WHEN i.status = 'delivered' THEN now() ELSE e.delivered_at END
+      FROM input i
+     WHERE e.id = i.id AND e.cycle = i.cycle AND e.delivery_status = 'pending'
+    RETURNING e.id, e.attempt_count, i.at, i.response_status, i.duration_ms, i.error, i.response_body, i.n),
+  inserted AS (
+    INSERT INTO webhook_attempts (event_id, number, at, response_status, duration_ms, error, response_body)
+    SELECT id, attempt_count, at, response_status, duration_ms, error, response_body FROM updated)
+  SELECT n FROM updated`;
 
 /** Waits between tries to record a delivery that succeeded, before giving up and letting the job retry. */
 const RECORD_RETRY_WAITS_MS = [200, 1_000, 3_000];
@@ -80,6 +103,8 @@ export class WebhookDeliveryProcessor {
   private readonly http: WebhookHttpClient;
   private slots?: AccountSlots;
   private readonly secrets = new Map<string, string>();
+  private readonly loads = new MicroBatcher<string, DueEvent | undefined>((ids) => this.loadMany(ids));
+  private readonly records = new MicroBatcher<AttemptRecord, boolean>((attempts) => this.recordMany(attempts));
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
@@ -101,7 +126,7 @@ export class WebhookDeliveryProcessor {
 
   async process(job: Job<DeliveryJobData>): Promise<DeliveryOutcome> {
     const { eventId, cycle } = job.data;
-    const [event] = (await this.prepared('webhook-delivery-load', LOAD_SQL, [eventId])) as DueEvent[];
+    const event = await this.loads.submit(eventId);
     if (!event || event.deliveryStatus !== 'pending' || event.cycle !== cycle) return 'skipped';
     const early = (event.nextAttemptAt?.getTime() ?? 0) - Date.now();
     if (early > EARLY_TOLERANCE_MS) throw new DeliveryRetry(early, 'not due yet');
@@ -120,8 +145,9 @@ export class WebhookDeliveryProcessor {
 
   /**
    * The two statements every delivery runs, as named prepared statements on the pool TypeORM
-   * manages: parsed and planned once per connection instead of per delivery (PostgreSQL's CPU was
-   * the largest cost per delivery in bench:webhooks).
+   * manages: parsed and planned once per connection instead of per delivery, and each run for a
+   * whole batch of deliveries (PostgreSQL round trips were the largest cost per delivery in
+   * bench:webhooks).
    */
   private async prepared(name: string, text: string, values: unknown[]): Promise<unknown[]> {
     const pool = (this.dataSource.driver as unknown as { master?: Pool }).master;
@@ -192,19 +218,41 @@ export class WebhookDeliveryProcessor {
   }
 
   /** Writes the attempt and the event's new state; false when the event moved on meanwhile. */
-  private async record(event: DueEvent, at: Date, result: DeliveryResult, outcome: DeliveryOutcome, delay: number | null): Promise<boolean> {
-    const rows = await this.prepared('webhook-delivery-record', RECORD_SQL, [
-      event.id,
-      event.cycle,
+  private record(event: DueEvent, at: Date, result: DeliveryResult, outcome: DeliveryOutcome, delay: number | null): Promise<boolean> {
+    return this.records.submit({
+      eventId: event.id,
+      cycle: event.cycle,
       at,
-      result.responseStatus,
-      result.error,
-      outcome === 'retry' ? 'pending' : outcome,
-      delay === null ? null : new Date(Date.now() + delay),
-      result.durationMs,
-      result.responseBody,
-    ]);
-    return rows.length > 0;
+      responseStatus: result.responseStatus,
+      error: result.error,
+      status: outcome === 'retry' ? 'pending' : outcome === 'delivered' ? 'delivered' : 'failed',
+      nextAttemptAt: delay === null ? null : new Date(Date.now() + delay),
+      durationMs: result.durationMs,
+      responseBody: result.responseBody,
+    });
+  }
+
+  private async loadMany(ids: string[]): Promise<(DueEvent | undefined)[]> {
+    const rows = (await this.prepared('webhook-delivery-load', LOAD_SQL, [[...new Set(ids)]])) as DueEvent[];
+    const byId = new Map(rows.map((row) => [row.id, row]));
+    return ids.map((id) => byId.get(id));
+  }
+
+  private async recordMany(attempts: AttemptRecord[]): Promise<boolean[]> {
+    const column = <K extends keyof AttemptRecord>(key: K): AttemptRecord[K][] => attempts.map((attempt) => attempt[key]);
+    const rows = (await this.prepared('webhook-delivery-record', RECORD_SQL, [
+      column('eventId'),
+      column('cycle'),
+      column('at'),
+      column('responseStatus'),
+      column('error'),
+      column('status'),
+      column('nextAttemptAt'),
+      column('durationMs'),
+      column('responseBody'),
+    ])) as { n: string }[];
+    const recorded = new Set(rows.map((row) => Number(row.n)));
+    return attempts.map((_, i) => recorded.has(i + 1));
   }
 
   close(): void {
