@@ -67,6 +67,11 @@ describe('MicroBatcher', () => {
     await expect(calls[1]).rejects.toThrow('batch returned 1 results for 2 inputs');
   });
 
+  it('rejects the calls, instead of leaving them waiting, when run resolves without an array', async () => {
+    const batcher = new MicroBatcher<number, number>(async () => undefined as unknown as number[]);
+    await expect(batcher.submit(1)).rejects.toThrow('batch returned no results for 1 inputs');
+  });
+
   it('refuses a batch size below one', () => {
     expect(() => new MicroBatcher<number, number>(async (inputs) => inputs, 0)).toThrow(RangeError);
   });

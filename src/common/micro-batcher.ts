@@ -43,8 +43,8 @@ export class MicroBatcher<In, Out> {
     }
     outputs.then(
       (values) => {
-        if (values.length !== batch.length) {
-          const error = new Error(`batch returned ${values.length} results for ${batch.length} inputs`);
+        if (!Array.isArray(values) || values.length !== batch.length) {
+          const error = new Error(`batch returned ${Array.isArray(values) ? values.length : 'no'} results for ${batch.length} inputs`);
           for (const call of batch) call.reject(error);
           return;
         }

@@ -238,7 +238,31 @@ export class WebhookDeliveryProcessor {
     return ids.map((id) => byId.get(id));
   }
 
+  /**
+   * One statement for the batch, except that an event appears in a statement at most once: with two
+   * attempts of one event in one UPDATE … FROM, PostgreSQL would apply either. A repeat (a stalled
+   * job's second run finishing in the same turn) is written afterwards, on its own, as it would have
+   * been without batching, so a delivered attempt is never overwritten by a retry.
+   */
   private async recordMany(attempts: AttemptRecord[]): Promise<boolean[]> {
+    const seen = new Set<string>();
+    const first: number[] = [];
+    const repeats: number[] = [];
+    attempts.forEach((attempt, i) => {
+      if (seen.has(attempt.eventId)) repeats.push(i);
+      else {
+        seen.add(attempt.eventId);
+        first.push(i);
+      }
+    });
+    const recorded = new Array<boolean>(attempts.length).fill(false);
+    const firstRecorded = await this.recordStatement(first.map((i) => attempts[i] as AttemptRecord));
+    first.forEach((i, k) => (recorded[i] = firstRecorded[k] ?? false));
+    for (const i of repeats) recorded[i] = (await this.recordStatement([attempts[i] as AttemptRecord]))[0] ?? false;
+    return recorded;
+  }
+
+  private async recordStatement(attempts: AttemptRecord[]): Promise<boolean[]> {
     const column = <K extends keyof AttemptRecord>(key: K): AttemptRecord[K][] => attempts.map((attempt) => attempt[key]);
     const rows = (await this.prepared('webhook-delivery-record', RECORD_SQL, [
       column('eventId'),
