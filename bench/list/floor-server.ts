@@ -15,9 +15,9 @@ const LIST_PATH = '/api/v1/public/kyc/verifications';
 const pool = new Pool({ connectionString: process.env.DATABASE_URL, max: 20 });
 const codec = new CursorCodec(Buffer.from(process.env.SECRET_ENCRYPTION_KEY ?? '', 'base64'));
 
-// The SQL below is copied verbatim from AccountsService.accountIdForSecret and
-// VerificationSearchService.list (src/accounts/accounts.service.ts,
-// src/verifications/verification-search.service.ts). main.ts checks before every run that the
+// The SQL below is copied verbatim from AccountsService.accountIdForSecret,
+// VerificationSearchService.list and VERIFICATION_COLUMNS (src/accounts/accounts.service.ts,
+// src/verifications/verification-search.service.ts, src/verifications/verification.entity.ts). main.ts checks before every run that the
 // floor and the service return the same rows for every scenario.
 const AUTH_SQL = `SELECT account_id FROM account_secrets
         WHERE secret_hash = $1 AND (expires_at IS NULL OR expires_at > now())`;

@@ -15,14 +15,10 @@ import {
   parseTimestamp,
   toPage,
 } from 'src/common/pagination';
-import type { Verification } from 'src/verifications/verification.entity';
+import { VERIFICATION_COLUMNS, type Verification } from 'src/verifications/verification.entity';
 import { VerificationResponseDto, toVerificationResponse } from 'src/verifications/verification.mapper';
 import type { ListVerificationsQueryDto, VerificationSort } from 'src/verifications/list-verifications.query';
 import type { VerificationStatus } from 'src/verifications/verification.types';
-
-const COLUMNS = `id, account_id AS "accountId", external_user_id AS "externalUserId", status, version,
-  created_at AS "createdAt", updated_at AS "updatedAt", submitted_at AS "submittedAt", decided_at AS "decidedAt",
-  applicant, document, rejection_reasons AS "rejectionReasons", metadata`;
 
 const SORT_COLUMN: Record<VerificationSort, { column: 'created_at' | 'updated_at'; direction: SortDirection }> = {
   '-created_at': { column: 'created_at', direction: 'DESC' },
@@ -85,8 +81,8 @@ export class VerificationSearchService {
     // With q, the page's keys come first from an index-only walk of the covering keyset index
     // (search_text is INCLUDEd), then only those rows are read: see docs/performance.md.
     const sql = query.q === undefined
-      ? `SELECT ${COLUMNS} FROM verifications WHERE ${where.join(' AND ')} ${order} LIMIT ${limitParam}`
-      : `SELECT ${COLUMNS} FROM (
+      ? `SELECT ${VERIFICATION_COLUMNS} FROM verifications WHERE ${where.join(' AND ')} ${order} LIMIT ${limitParam}`
+      : `SELECT ${VERIFICATION_COLUMNS} FROM (
            SELECT id AS page_id, ${column} AS page_at FROM verifications WHERE ${where.join(' AND ')} ${order} LIMIT ${limitParam}
          ) page JOIN verifications ON verifications.id = page.page_id
          ORDER BY page.page_at ${direction}, page.page_id ${direction}`;

@@ -42,3 +42,8 @@ export class Verification {
   @Column({ type: 'jsonb', default: () => "'{}'" })
   metadata!: Record<string, string>;
 }
+
+/** The select list that reads a `verifications` row into a Verification's shape in raw SQL. */
+export const VERIFICATION_COLUMNS = `id, account_id AS "accountId", external_user_id AS "externalUserId", status, version,
+  created_at AS "createdAt", updated_at AS "updatedAt", submitted_at AS "submittedAt", decided_at AS "decidedAt",
+  applicant, document, rejection_reasons AS "rejectionReasons", metadata`;

@@ -25,6 +25,16 @@ export interface StatusChange {
 export class WebhookOutboxService {
   async record(manager: EntityManager, change: StatusChange, at: Date = new Date()): Promise<WebhookEvent> {
     const account = await manager.getRepository(Account).findOne({ where: { id: change.accountId }, select: { id: true, webhookUrl: true } });
+    const event = this.build(change, account?.webhookUrl ?? null, at);
+    await manager.insert(WebhookEvent, event);
+    return event;
+  }
+
+  /**
+   * The outbox row for a change to an account whose webhook URL is `webhookUrl`, not yet written:
+   * for a caller that inserts it in a statement of its own, inside its own transaction.
+   */
+  build(change: StatusChange, webhookUrl: string | null, at: Date = new Date()): WebhookEvent {
     const id = uuidv7();
     const payload = {
       id,
@@ -33,8 +43,8 @@ export class WebhookOutboxService {
       ...(change.test ? { test: true } : {}),
       data: { previous_status: change.previousStatus, verification: change.verification },
     };
-    const hasUrl = Boolean(account?.webhookUrl);
-    const event = Object.assign(new WebhookEvent(), {
+    const hasUrl = Boolean(webhookUrl);
+    return Object.assign(new WebhookEvent(), {
       id,
       accountId: change.accountId,
       verificationId: change.verificationId,
@@ -51,7 +61,5 @@ export class WebhookOutboxService {
       nextAttemptAt: hasUrl ? at : null,
       deliveredAt: null,
     } satisfies WebhookEvent);
-    await manager.insert(WebhookEvent, event);
-    return event;
   }
 }
