@@ -72,6 +72,36 @@ describe('MicroBatcher', () => {
     await expect(batcher.submit(1)).rejects.toThrow('batch returned no results for 1 inputs');
   });
 
+  it('with isolateFailures, runs each input of a failed batch on its own, so only the bad one fails', async () => {
+    const batches: number[][] = [];
+    const batcher = new MicroBatcher<number, number>(
+      async (inputs) => {
+        batches.push(inputs);
+        if (inputs.includes(2)) throw new Error('bad input 2');
+        return inputs.map((n) => n * 10);
+      },
+      100,
+      true,
+    );
+    const outcomes = await Promise.all([1, 2, 3].map((n) => batcher.submit(n).then(String, (e: Error) => e.message)));
+    expect(outcomes).toEqual(['10', 'bad input 2', '30']);
+    expect(batches).toEqual([[1, 2, 3], [1], [2], [3]]);
+  });
+
+  it('with isolateFailures, a lone failing call gets its error without a second run', async () => {
+    let runs = 0;
+    const batcher = new MicroBatcher<number, number>(
+      async () => {
+        runs++;
+        throw new Error('database down');
+      },
+      100,
+      true,
+    );
+    await expect(batcher.submit(1)).rejects.toThrow('database down');
+    expect(runs).toBe(1);
+  });
+
   it('refuses a batch size below one', () => {
     expect(() => new MicroBatcher<number, number>(async (inputs) => inputs, 0)).toThrow(RangeError);
   });

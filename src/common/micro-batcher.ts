@@ -5,15 +5,24 @@
  * script serves them all; alone, a call still leaves at once.
  *
  * `run` gets the inputs in submission order and must return one output per input, in that order.
- * If it throws, every call of that batch gets the error.
+ * If it throws, every call of that batch gets the error, unless `isolateFailures` is set: then each
+ * input of a failed batch of several is run again on its own, so that one bad input (or one that
+ * meets a deadlock) fails only its own call.
  */
+interface Call<In, Out> {
+  input: In;
+  resolve: (value: Out) => void;
+  reject: (error: unknown) => void;
+}
+
 export class MicroBatcher<In, Out> {
-  private pending: { input: In; resolve: (value: Out) => void; reject: (error: unknown) => void }[] = [];
+  private pending: Call<In, Out>[] = [];
   private scheduled = false;
 
   constructor(
     private readonly run: (inputs: In[]) => Promise<Out[]>,
     private readonly maxBatch = 100,
+    private readonly isolateFailures = false,
   ) {
     if (!Number.isInteger(maxBatch) || maxBatch < 1) throw new RangeError('maxBatch must be a positive integer');
   }
@@ -35,6 +44,14 @@ export class MicroBatcher<In, Out> {
   private flush(): void {
     const batch = this.pending.splice(0, this.maxBatch);
     if (batch.length === 0) return;
+    if (!this.isolateFailures || batch.length === 1) return this.send(batch);
+    // A failed batch's error is superseded by each input's own outcome.
+    this.send(batch, () => {
+      for (const call of batch) this.send([call]);
+    });
+  }
+
+  private send(batch: Call<In, Out>[], onFailure?: (error: unknown) => void): void {
     let outputs: Promise<Out[]>;
     try {
       outputs = this.run(batch.map((call) => call.input));
@@ -51,6 +68,7 @@ export class MicroBatcher<In, Out> {
         batch.forEach((call, i) => call.resolve(values[i] as Out));
       },
       (error: unknown) => {
+        if (onFailure) return onFailure(error);
         for (const call of batch) call.reject(error);
       },
     );

@@ -104,7 +104,8 @@ export class WebhookDeliveryProcessor {
   private slots?: AccountSlots;
   private readonly secrets = new Map<string, string>();
   private readonly loads = new MicroBatcher<string, DueEvent | undefined>((ids) => this.loadMany(ids));
-  private readonly records = new MicroBatcher<AttemptRecord, boolean>((attempts) => this.recordMany(attempts));
+  // A delivery whose record fails may be POSTed again, so one bad attempt must not fail the batch.
+  private readonly records = new MicroBatcher<AttemptRecord, boolean>((attempts) => this.recordMany(attempts), 100, true);
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
