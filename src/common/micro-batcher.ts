@@ -1,3 +1,9 @@
+interface Call<In, Out> {
+  input: In;
+  resolve: (value: Out) => void;
+  reject: (error: unknown) => void;
+}
+
 /**
  * Groups calls made in the same turn of the event loop into one batch call, with no added wait:
  * everything submitted before the loop's next check phase (setImmediate) goes out together. Under
@@ -9,12 +15,6 @@
  * input of a failed batch of several is run again on its own, so that one bad input (or one that
  * meets a deadlock) fails only its own call.
  */
-interface Call<In, Out> {
-  input: In;
-  resolve: (value: Out) => void;
-  reject: (error: unknown) => void;
-}
-
 export class MicroBatcher<In, Out> {
   private pending: Call<In, Out>[] = [];
   private scheduled = false;
