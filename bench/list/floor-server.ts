@@ -17,8 +17,9 @@ const codec = new CursorCodec(Buffer.from(process.env.SECRET_ENCRYPTION_KEY ?? '
 
 // The SQL below is copied verbatim from AccountsService.accountIdForSecret,
 // VerificationSearchService.list and VERIFICATION_COLUMNS (src/accounts/accounts.service.ts,
-// src/verifications/verification-search.service.ts, src/verifications/verification.entity.ts). main.ts checks before every run that the
-// floor and the service return the same rows for every scenario.
+// src/verifications/verification-search.service.ts, src/verifications/verification.entity.ts).
+// main.ts checks before every run that the floor and the service return the same rows for every
+// scenario.
 const AUTH_SQL = `SELECT account_id FROM account_secrets
         WHERE secret_hash = $1 AND (expires_at IS NULL OR expires_at > now())`;
 

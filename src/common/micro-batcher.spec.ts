@@ -8,7 +8,7 @@ describe('MicroBatcher', () => {
     const batcher = new MicroBatcher<number, string>(async (inputs) => {
       batches.push(inputs);
       return inputs.map((n) => `out-${n}`);
-    }, maxBatch);
+    }, { maxBatch });
     return { batcher, batches };
   }
 
@@ -80,8 +80,7 @@ describe('MicroBatcher', () => {
         if (inputs.includes(2)) throw new Error('bad input 2');
         return inputs.map((n) => n * 10);
       },
-      100,
-      true,
+      { isolateFailures: true },
     );
     const outcomes = await Promise.all([1, 2, 3].map((n) => batcher.submit(n).then(String, (e: Error) => e.message)));
     expect(outcomes).toEqual(['10', 'bad input 2', '30']);
@@ -95,14 +94,26 @@ describe('MicroBatcher', () => {
         runs++;
         throw new Error('database down');
       },
-      100,
-      true,
+      { isolateFailures: true },
     );
     await expect(batcher.submit(1)).rejects.toThrow('database down');
     expect(runs).toBe(1);
   });
 
+  it('with keyOf, never puts two inputs of one key in a batch: the later one goes in the next batch, in order', async () => {
+    const batches: string[][] = [];
+    const batcher = new MicroBatcher<string, string>(
+      async (inputs) => {
+        batches.push(inputs);
+        return inputs;
+      },
+      { keyOf: (input) => input.split(':')[0] as string },
+    );
+    await Promise.all(['a:1', 'b:1', 'a:2', 'c:1', 'a:3'].map((input) => batcher.submit(input)));
+    expect(batches).toEqual([['a:1', 'b:1', 'c:1'], ['a:2'], ['a:3']]);
+  });
+
   it('refuses a batch size below one', () => {
-    expect(() => new MicroBatcher<number, number>(async (inputs) => inputs, 0)).toThrow(RangeError);
+    expect(() => new MicroBatcher<number, number>(async (inputs) => inputs, { maxBatch: 0 })).toThrow(RangeError);
   });
 });

@@ -33,7 +33,7 @@ return #KEYS`;
 
 type SlotsRedis = Redis & {
   acquireWebhookSlots(...args: (string | number)[]): Promise<number[]>;
-  releaseWebhookSlots(...args: string[]): Promise<number>;
+  releaseWebhookSlots(...args: (string | number)[]): Promise<number>;
 };
 
 interface Slot {
@@ -84,7 +84,7 @@ export class AccountSlots {
 
   private async releaseMany(slots: Slot[]): Promise<void[]> {
     const keys = slots.map((slot) => this.key(slot.accountId));
-    await this.redis.releaseWebhookSlots(String(keys.length), ...keys, ...slots.map((slot) => slot.member));
+    await this.redis.releaseWebhookSlots(keys.length, ...keys, ...slots.map((slot) => slot.member));
     return slots.map(() => undefined);
   }
 }

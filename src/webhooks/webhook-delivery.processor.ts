@@ -105,7 +105,12 @@ export class WebhookDeliveryProcessor {
   private readonly secrets = new Map<string, string>();
   private readonly loads = new MicroBatcher<string, DueEvent | undefined>((ids) => this.loadMany(ids));
   // A delivery whose record fails may be POSTed again, so one bad attempt must not fail the batch.
-  private readonly records = new MicroBatcher<AttemptRecord, boolean | Error>((attempts) => this.recordMany(attempts), 100, true);
+  // Two attempts of one event never share a statement: with both in one UPDATE … FROM, PostgreSQL
+  // would apply either, and a retry could overwrite a delivery. The later one goes in the next batch.
+  private readonly records = new MicroBatcher<AttemptRecord, boolean>((attempts) => this.recordMany(attempts), {
+    isolateFailures: true,
+    keyOf: (attempt) => attempt.eventId,
+  });
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
@@ -219,8 +224,8 @@ export class WebhookDeliveryProcessor {
   }
 
   /** Writes the attempt and the event's new state; false when the event moved on meanwhile. */
-  private async record(event: DueEvent, at: Date, result: DeliveryResult, outcome: DeliveryOutcome, delay: number | null): Promise<boolean> {
-    const recorded = await this.records.submit({
+  private record(event: DueEvent, at: Date, result: DeliveryResult, outcome: DeliveryOutcome, delay: number | null): Promise<boolean> {
+    return this.records.submit({
       eventId: event.id,
       cycle: event.cycle,
       at,
@@ -231,8 +236,6 @@ export class WebhookDeliveryProcessor {
       durationMs: result.durationMs,
       responseBody: result.responseBody,
     });
-    if (recorded instanceof Error) throw recorded;
-    return recorded;
   }
 
   private async loadMany(ids: string[]): Promise<(DueEvent | undefined)[]> {
@@ -241,38 +244,7 @@ export class WebhookDeliveryProcessor {
     return ids.map((id) => byId.get(id));
   }
 
-  /**
-   * One statement for the batch, except that an event appears in a statement at most once: with two
-   * attempts of one event in one UPDATE … FROM, PostgreSQL would apply either. A repeat (a stalled
-   * job's second run finishing in the same turn) is written afterwards, on its own, as it would have
-   * been without batching, so a delivered attempt is never overwritten by a retry. A repeat that
-   * fails fails alone: the batch's first statement is already committed and must not run again.
-   */
-  private async recordMany(attempts: AttemptRecord[]): Promise<(boolean | Error)[]> {
-    const seen = new Set<string>();
-    const first: number[] = [];
-    const repeats: number[] = [];
-    attempts.forEach((attempt, i) => {
-      if (seen.has(attempt.eventId)) repeats.push(i);
-      else {
-        seen.add(attempt.eventId);
-        first.push(i);
-      }
-    });
-    const recorded = new Array<boolean | Error>(attempts.length).fill(false);
-    const firstRecorded = await this.recordStatement(first.map((i) => attempts[i] as AttemptRecord));
-    first.forEach((i, k) => (recorded[i] = firstRecorded[k] ?? false));
-    for (const i of repeats) {
-      try {
-        recorded[i] = (await this.recordStatement([attempts[i] as AttemptRecord]))[0] ?? false;
-      } catch (error) {
-        recorded[i] = error instanceof Error ? error : new Error(String(error));
-      }
-    }
-    return recorded;
-  }
-
-  private async recordStatement(attempts: AttemptRecord[]): Promise<boolean[]> {
+  private async recordMany(attempts: AttemptRecord[]): Promise<boolean[]> {
     const column = <K extends keyof AttemptRecord>(key: K): AttemptRecord[K][] => attempts.map((attempt) => attempt[key]);
     const rows = (await this.prepared('webhook-delivery-record', RECORD_SQL, [
       column('eventId'),
