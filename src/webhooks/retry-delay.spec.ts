@@ -51,6 +51,34 @@ describe('nextRetryDelay', () => {
     expect(nextRetryDelay({ schedule: SCHEDULE, cycleAttempts: 1, responseStatus: 503, retryAfterMs: 86_400_000 }, mid)).toBe(MAX_RETRY_AFTER_MS);
   });
 
+  it('never brings an attempt earlier than a scheduled delay longer than the one-hour cap', () => {
+    const long = [7_200_000, 18_000_000];
+    // Scheduled 2 h; Retry-After 3 h is longer but honoured only up to 1 h, so the schedule stands.
+    expect(nextRetryDelay({ schedule: long, cycleAttempts: 1, responseStatus: 429, retryAfterMs: 10_800_000 }, mid)).toBe(7_200_000);
+    expect(nextRetryDelay({ schedule: long, cycleAttempts: 2, responseStatus: 503, retryAfterMs: 21_600_000 }, mid)).toBe(18_000_000);
+  });
+
+  it('is never shorter than the jittered schedule nor longer than it and the cap allow', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.integer({ min: 1, max: 36_000_000 }), { minLength: 1, maxLength: 8 }),
+        fc.nat(),
+        fc.constantFrom(429, 503, 500, 302, null),
+        fc.option(fc.integer({ min: 0, max: 200_000_000 })),
+        fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }),
+        (schedule, pick, responseStatus, retryAfterMs, r) => {
+          const cycleAttempts = (pick % schedule.length) + 1;
+          const scheduled = withJitter(schedule[cycleAttempts - 1] as number, () => r);
+          const delay = nextRetryDelay({ schedule, cycleAttempts, responseStatus, retryAfterMs }, () => r) as number;
+          expect(delay).toBeGreaterThanOrEqual(scheduled);
+          expect(delay).toBeLessThanOrEqual(Math.max(scheduled, MAX_RETRY_AFTER_MS));
+          const honoured = (responseStatus === 429 || responseStatus === 503) && retryAfterMs !== null;
+          if (!honoured) expect(delay).toBe(scheduled);
+        },
+      ),
+    );
+  });
+
   it('still ends the cycle after the last attempt even with a Retry-After', () => {
     expect(nextRetryDelay({ schedule: SCHEDULE, cycleAttempts: 4, responseStatus: 429, retryAfterMs: 10_000 }, mid)).toBeNull();
   });

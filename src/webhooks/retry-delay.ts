@@ -32,14 +32,15 @@ export interface RetryInput {
 
 /**
  * The delay before the next attempt, or null when the schedule is exhausted and the event fails.
- * A Retry-After on 429/503 wins when it is longer than the jittered delay, capped at one hour.
+ * A Retry-After on 429/503 wins when it is longer than the jittered delay, honoured up to one hour:
+ * it can push an attempt later, never bring one earlier than the schedule.
  */
 export function nextRetryDelay(input: RetryInput, random: Random = Math.random): number | null {
   if (input.cycleAttempts < 1 || input.cycleAttempts > input.schedule.length) return null;
   const scheduled = withJitter(input.schedule[input.cycleAttempts - 1], random);
   const honoursRetryAfter = input.responseStatus === 429 || input.responseStatus === 503;
   if (honoursRetryAfter && input.retryAfterMs !== null && input.retryAfterMs > scheduled) {
-    return Math.min(input.retryAfterMs, MAX_RETRY_AFTER_MS);
+    return Math.max(scheduled, Math.min(input.retryAfterMs, MAX_RETRY_AFTER_MS));
   }
   return scheduled;
 }
