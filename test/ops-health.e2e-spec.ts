@@ -91,6 +91,12 @@ describe('health', () => {
         expect(res.body.error.code).toBe('service_unavailable');
         expect(JSON.stringify(res.body)).not.toMatch(/ECONNREFUSED|127\.0\.0\.1|SELECT|stack/i);
       }
+      // Every public response carries the rate-limit headers, this one too.
+      const publicDown = await t.http.get('/api/v1/public/kyc/verifications').set('authorization', auth);
+      expect(publicDown.status).toBe(503);
+      expect(publicDown.headers['ratelimit-limit']).toBe('1200');
+      expect(Number(publicDown.headers['ratelimit-remaining'])).toBeGreaterThanOrEqual(0);
+      expect(Number(publicDown.headers['ratelimit-reset'])).toBeGreaterThan(0);
       const ready = await t.http.get('/health/ready');
       expect(ready.status).toBe(503);
       expect(ready.body.error.details).toEqual([{ field: 'postgres', issue: 'down' }]);

@@ -21,6 +21,10 @@ return { count, ttl }`;
 
 type CountingRedis = Redis & { rateLimitHit(key: string, windowMs: number): Promise<[number, number]> };
 
+function setHeaders(res: Response, decision: RateLimitDecision): void {
+  for (const [name, value] of Object.entries(decision.headers)) res.setHeader(name, value);
+}
+
 /**
  * Per-account limit on the public API, counted in Redis so that every API process shares it.
  * Requests without a valid credential are counted per client address instead (so credential
@@ -53,11 +57,16 @@ export class PublicRateLimiter implements OnModuleDestroy {
     if (!this.redis) return next();
     this.check(req, this.redis).then(
       (decision) => {
-        for (const [name, value] of Object.entries(decision.headers)) res.setHeader(name, value);
+        setHeaders(res, decision);
         if (decision.allowed) return next();
         next(new ApiError('rate_limited', `Rate limit of ${this.limit} requests per minute exceeded`, [], { 'Retry-After': decision.headers['Retry-After'] }));
       },
-      (error: unknown) => next(error),
+      (error: unknown) => {
+        // The credential look-up failed (PostgreSQL unreachable): the error is the answer, and it
+        // still carries the headers every public response does.
+        setHeaders(res, failOpen(this.limit, Date.now()));
+        next(error);
+      },
     );
   };
 
