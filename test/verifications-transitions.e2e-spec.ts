@@ -107,6 +107,8 @@ describe('internal verifications: create and transitions', () => {
       const before = await rowState(v.id);
       expectError(await post(`${INTERNAL}/${v.id}/transitions`, { status: 'approved', expected_version: 1 }), 409, 'version_conflict', 'expected_version');
       expectError(await post(`${INTERNAL}/${v.id}/transitions`, { status: 'approved', expected_version: 3 }), 409, 'version_conflict', 'expected_version');
+      // 0 is no version a verification ever has (they start at 1), so it never matches: a conflict, not bad input.
+      expectError(await post(`${INTERNAL}/${v.id}/transitions`, { status: 'approved', expected_version: 0 }), 409, 'version_conflict', 'expected_version');
       await expect(rowState(v.id)).resolves.toEqual(before);
     });
 

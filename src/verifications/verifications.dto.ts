@@ -142,11 +142,11 @@ export class TransitionVerificationDto {
   @IsIn(VERIFICATION_STATUSES)
   status!: VerificationStatus;
 
-  @ApiPropertyOptional({ minimum: 1, description: 'Checked before the transition: a mismatch is 409 version_conflict' })
+  @ApiPropertyOptional({ minimum: 0, description: 'Checked before the transition: a mismatch (0 included, versions start at 1) is 409 version_conflict' })
   // null is refused rather than read as "no check": a client that meant to guard a move must not lose the guard.
   @ValidateIf((dto: TransitionVerificationDto) => dto.expected_version !== undefined)
   @IsInt()
-  @Min(1)
+  @Min(0)
   expected_version?: number;
 
   @ApiPropertyOptional({ enum: REJECTION_REASONS, isArray: true, description: 'Required (non-empty) for rejected, refused otherwise' })
