@@ -1,6 +1,7 @@
 /**
  * npm run bench:list — the list route of the public API under load, beside a bare node:http + pg
- * floor doing the same database work. See docs/performance.md.
+ * floor doing the same database work, and that same work on a bare Nest + Express app (what the
+ * framework alone allows). See docs/performance.md.
  *
  * Options: --reseed (rebuild the bench database), --duration <s> (10), --warmup <s> (3),
  * --connections <n> (50), --hops <n> (200), --out <file.json> (raw figures).
@@ -19,7 +20,7 @@ import {
   benchDatabaseUrl,
   benchSecret,
 } from './bench-env';
-import { FLOOR_MAIN, SERVICE_MAIN, Target, startTarget } from './targets';
+import { FLOOR_MAIN, NEST_FLOOR_MAIN, SERVICE_MAIN, Target, startTarget } from './targets';
 
 const LIST_PATH = '/api/v1/public/kyc/verifications';
 /** Name, surname, e-mail and external-id fragments, from rare (one surname) to common (a domain). */
@@ -50,6 +51,8 @@ interface Measured {
 interface Row {
   scenario: string;
   service: Measured;
+  /** floor-core.ts on a bare Nest + Express app: what the framework alone allows. */
+  nest: Measured;
   floor: Measured;
 }
 
@@ -126,11 +129,14 @@ function qVariants(): Variant[] {
 }
 
 /** The floor must return exactly the service's rows, or the comparison means nothing. */
-async function checkSameRows(scenario: string, service: Target, floor: Target, serviceVariants: Variant[], floorVariants: Variant[]): Promise<void> {
+async function checkSameRows(scenario: string, service: Target, floors: Target[], serviceVariants: Variant[], floorVariants: Variant[]): Promise<void> {
   for (let i = 0; i < Math.min(serviceVariants.length, 40); i++) {
-    const [a, b] = await Promise.all([getPage(service, serviceVariants[i] as Variant), getPage(floor, floorVariants[i] as Variant)]);
-    const same = a.has_more === b.has_more && a.data.map((r) => r.id).join() === b.data.map((r) => r.id).join();
-    if (!same) throw new Error(`${scenario}: the floor and the service disagree on ${serviceVariants[i]?.path}`);
+    const expected = await getPage(service, serviceVariants[i] as Variant);
+    for (const floor of floors) {
+      const page = await getPage(floor, floorVariants[i] as Variant);
+      const same = expected.has_more === page.has_more && expected.data.map((r) => r.id).join() === page.data.map((r) => r.id).join();
+      if (!same) throw new Error(`${scenario}: the ${floor.name} and the service disagree on ${serviceVariants[i]?.path}`);
+    }
   }
 }
 
@@ -162,10 +168,11 @@ async function load(target: Target, variants: Variant[], connections: number, se
 function table(rows: Row[]): string {
   const fmt = (n: number, digits = 0): string => n.toFixed(digits);
   const lines = [
-    '| scenario | service req/s | p50 ms | p99 ms | floor req/s | p50 ms | p99 ms | ratio |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|',
-    ...rows.map(({ scenario, service: s, floor: f }) =>
-      `| ${scenario} | ${fmt(s.rps)} | ${fmt(s.p50)} | ${fmt(s.p99)} | ${fmt(f.rps)} | ${fmt(f.p50)} | ${fmt(f.p99)} | ${fmt(s.rps / f.rps, 2)} |`),
+    '| scenario | service req/s | p50 ms | p99 ms | floor req/s | p50 ms | p99 ms | ratio | bare Nest req/s | p99 ms | Nest / floor | service / Nest |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    ...rows.map(({ scenario, service: s, nest: n, floor: f }) =>
+      `| ${scenario} | ${fmt(s.rps)} | ${fmt(s.p50)} | ${fmt(s.p99)} | ${fmt(f.rps)} | ${fmt(f.p50)} | ${fmt(f.p99)} | ${fmt(s.rps / f.rps, 2)} ` +
+      `| ${fmt(n.rps)} | ${fmt(n.p99)} | ${fmt(n.rps / f.rps, 2)} | ${fmt(s.rps / n.rps, 2)} |`),
   ];
   return lines.join('\n');
 }
@@ -179,10 +186,14 @@ function targets(rows: Row[]): string[] {
   const q = by('q search').service.p99;
   const qFloor = by('q search').floor.p99;
   const qLight = by('q search, 5 connections').service.p99;
+  const loaded = rows.filter((row) => !row.scenario.includes('5 connections'));
+  const nestShare = Math.max(...loaded.map((row) => row.nest.rps / row.floor.rps));
+  const serviceShare = Math.min(...loaded.map((row) => row.service.rps / row.nest.rps));
   return [
     `${verdict(worst >= 0.5)}  list throughput >= 0.5 x floor in every scenario (lowest ratio ${worst.toFixed(2)})`,
     `${verdict(deep <= 1.2 * first)}  deep page p99 within 1.2 x first page p99 (${deep} ms vs ${first} ms = ${(deep / first).toFixed(2)} x)`,
     `${verdict(q < 50)}  q search p99 < 50 ms at full load (${q} ms; the bare floor: ${qFloor} ms; the service at 5 connections: ${qLight} ms)`,
+    `info  the bare Nest + Express app reaches ${nestShare.toFixed(2)} of the floor at best, the service ${serviceShare.toFixed(2)} of the bare Nest app at worst`,
   ];
 }
 
@@ -220,6 +231,8 @@ async function main(): Promise<void> {
     started.push(service);
     const floor = await startTarget('floor', FLOOR_MAIN, env, '/');
     started.push(floor);
+    const nest = await startTarget('bare Nest floor', NEST_FLOOR_MAIN, env, '/');
+    started.push(nest);
 
     log(`walking ${options.hops} cursor hops for ${ACCOUNTS.length} accounts on each target`);
     const walkStart = Date.now();
@@ -238,22 +251,24 @@ async function main(): Promise<void> {
     const rows: Row[] = [];
     const lowConcurrency = { name: 'q search, 5 connections', service: qVariants(), floor: qVariants(), connections: 5 };
     for (const scenario of [...scenarios, lowConcurrency]) {
-      await checkSameRows(scenario.name, service, floor, scenario.service, scenario.floor);
-      const measured: Partial<Record<'service' | 'floor', Measured>> = {};
-      for (const [name, target, variants] of [['service', service, scenario.service], ['floor', floor, scenario.floor]] as const) {
+      // The bare Nest floor runs floor-core.ts too, so the floor's cursors are valid on it.
+      await checkSameRows(scenario.name, service, [floor, nest], scenario.service, scenario.floor);
+      const measured: Partial<Record<'service' | 'nest' | 'floor', Measured>> = {};
+      const runs = [['service', service, scenario.service], ['nest', nest, scenario.floor], ['floor', floor, scenario.floor]] as const;
+      for (const [name, target, variants] of runs) {
         const connections = scenario.connections ?? options.connections;
         await load(target, variants, connections, options.warmup);
         measured[name] = await load(target, variants, connections, options.duration);
         const m = measured[name];
         log(`${scenario.name} / ${name}: ${m.rps.toFixed(0)} req/s, p50 ${m.p50} ms, p99 ${m.p99} ms${m.failures ? `, ${m.failures} FAILED requests` : ''}`);
       }
-      rows.push({ scenario: scenario.name, service: measured.service as Measured, floor: measured.floor as Measured });
+      rows.push({ scenario: scenario.name, service: measured.service as Measured, nest: measured.nest as Measured, floor: measured.floor as Measured });
     }
 
-    const failures = rows.flatMap((row) => [row.service, row.floor]).reduce((sum, m) => sum + m.failures, 0);
+    const failures = rows.flatMap((row) => [row.service, row.nest, row.floor]).reduce((sum, m) => sum + m.failures, 0);
     log('');
     log(`Machine: ${machine}; ${options.connections} connections, ${options.duration} s per run after ${options.warmup} s warm-up;`);
-    log(`autocannon runs in this process, the service and the floor in their own, all on the same machine as PostgreSQL.`);
+    log(`autocannon runs in this process, the service and the two floors in their own, all on the same machine as PostgreSQL.`);
     log(`1-minute load average: ${loadBefore.toFixed(2)} before the runs, ${(loadavg()[0] ?? 0).toFixed(2)} after.`);
     log('');
     log(table(rows));

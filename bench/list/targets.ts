@@ -7,6 +7,7 @@ export type Target = BenchProcess;
 const ROOT = join(__dirname, '..', '..');
 export const SERVICE_MAIN = join(ROOT, 'src', 'main.js');
 export const FLOOR_MAIN = join(__dirname, 'floor-server.js');
+export const NEST_FLOOR_MAIN = join(__dirname, 'nest-floor.js');
 
 /** Starts `script` with `env` and waits until `probePath` answers with anything at all. */
 export async function startTarget(name: string, script: string, env: Record<string, string>, probePath: string): Promise<Target> {
