@@ -12,11 +12,12 @@ import {
 import { AccountsService } from 'src/accounts/accounts.service';
 import { AdminAuthGuard } from 'src/auth/auth.guards';
 import { iso } from 'src/common/time';
+import { UndeclaredInputGuard } from 'src/common/undeclared-input.guard';
 import { UuidParamPipe } from 'src/common/uuid-param.pipe';
 
 @ApiTags('admin')
 @ApiBearerAuth('admin')
-@UseGuards(AdminAuthGuard)
+@UseGuards(AdminAuthGuard, UndeclaredInputGuard)
 @Controller('api/v1/admin/accounts')
 export class AdminAccountsController {
   constructor(private readonly accounts: AccountsService) {}

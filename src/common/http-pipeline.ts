@@ -9,7 +9,6 @@ import { httpLogMiddleware, logContextMiddleware } from 'src/common/logging/http
 import { rootLogger } from 'src/common/logging/root-logger';
 import { PUBLIC_API_PREFIX, publicApiMiddleware } from 'src/common/public-api-edge';
 import { RequestWithId, requestIdFrom } from 'src/common/request-id';
-import { UndeclaredInputInterceptor } from 'src/common/undeclared-input.interceptor';
 import { createValidationPipe } from 'src/common/validation';
 import { HttpAdapterHost } from '@nestjs/core';
 
@@ -81,7 +80,6 @@ export function configureHttp(nestApp: INestApplication): void {
   app.use(requireObjectBody);
   app.use(rejectRepeatedQuery);
   app.useGlobalPipes(createValidationPipe());
-  app.useGlobalInterceptors(new UndeclaredInputInterceptor());
   const filter = new AllExceptionsFilter(app.get(HttpAdapterHost));
   app.useGlobalFilters(filter);
   // Errors raised by the Express middleware above (bad JSON, body too large) never reach Nest's filters.

@@ -1,7 +1,8 @@
-import { Controller, Get, HttpException, Logger } from '@nestjs/common';
+import { Controller, Get, HttpException, Logger, UseGuards } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
 import { HealthCheckService, HealthIndicatorService, TypeOrmHealthIndicator } from '@nestjs/terminus';
 import { ApiError } from 'src/common/api-error';
+import { UndeclaredInputGuard } from 'src/common/undeclared-input.guard';
 import { OpsRedis } from 'src/ops/ops-redis';
 
 const CHECK_TIMEOUT_MS = 1_000;
@@ -10,6 +11,7 @@ const CHECK_TIMEOUT_MS = 1_000;
 export const DEPENDENCIES = ['postgres', 'redis'] as const;
 
 @ApiTags('operations')
+@UseGuards(UndeclaredInputGuard)
 @Controller('health')
 export class HealthController {
   private readonly logger = new Logger('Health');

@@ -1,8 +1,10 @@
-import { Controller, Get, Header } from '@nestjs/common';
+import { Controller, Get, Header, UseGuards } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
 import { metricsRegistry } from 'src/common/metrics';
+import { UndeclaredInputGuard } from 'src/common/undeclared-input.guard';
 
 @ApiTags('operations')
+@UseGuards(UndeclaredInputGuard)
 @Controller('metrics')
 export class MetricsController {
   @Get()

@@ -1,6 +1,7 @@
 import { Body, Controller, HttpCode, Param, Post, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { InternalAuthGuard } from 'src/auth/auth.guards';
+import { UndeclaredInputGuard } from 'src/common/undeclared-input.guard';
 import { UuidParamPipe } from 'src/common/uuid-param.pipe';
 import { VerificationResponseDto } from 'src/verifications/verification.mapper';
 import { CreateVerificationDto, TransitionVerificationDto } from 'src/verifications/verifications.dto';
@@ -8,7 +9,7 @@ import { VerificationsService } from 'src/verifications/verifications.service';
 
 @ApiTags('internal')
 @ApiBearerAuth('internal')
-@UseGuards(InternalAuthGuard)
+@UseGuards(InternalAuthGuard, UndeclaredInputGuard)
 @Controller('api/v1/internal/kyc/verifications')
 export class InternalVerificationsController {
   constructor(private readonly verifications: VerificationsService) {}

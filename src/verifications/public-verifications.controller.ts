@@ -2,6 +2,7 @@ import { Controller, Get, Param, Query, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ClientAuthGuard, CurrentAccountId } from 'src/auth/auth.guards';
 import type { ListPage } from 'src/common/pagination';
+import { UndeclaredInputGuard } from 'src/common/undeclared-input.guard';
 import { UuidParamPipe } from 'src/common/uuid-param.pipe';
 import { ListVerificationsQueryDto } from 'src/verifications/list-verifications.query';
 import { VerificationDetailResponseDto, VerificationListResponseDto, VerificationResponseDto } from 'src/verifications/verification.mapper';
@@ -10,7 +11,7 @@ import { VerificationsService } from 'src/verifications/verifications.service';
 
 @ApiTags('public')
 @ApiBearerAuth('client')
-@UseGuards(ClientAuthGuard)
+@UseGuards(ClientAuthGuard, UndeclaredInputGuard)
 @Controller('api/v1/public/kyc/verifications')
 export class PublicVerificationsController {
   constructor(

@@ -3,6 +3,7 @@ import { ApiBearerAuth, ApiExcludeEndpoint, ApiOkResponse, ApiOperation, ApiResp
 import { ClientAuthGuard, CurrentAccountId } from 'src/auth/auth.guards';
 import { ApiError } from 'src/common/api-error';
 import type { ListPage } from 'src/common/pagination';
+import { UndeclaredInputGuard } from 'src/common/undeclared-input.guard';
 import { UuidParamPipe } from 'src/common/uuid-param.pipe';
 import {
   BulkRedeliverDto,
@@ -18,7 +19,7 @@ import { WebhookEventsService } from 'src/webhooks/webhook-events.service';
 // The literal routes (redeliver, test) are declared before ':id' so they are never read as ids.
 @ApiTags('public')
 @ApiBearerAuth('client')
-@UseGuards(ClientAuthGuard)
+@UseGuards(ClientAuthGuard, UndeclaredInputGuard)
 @Controller('api/v1/public/kyc/webhook-events')
 export class WebhookEventsController {
   constructor(private readonly events: WebhookEventsService) {}
