@@ -1,4 +1,5 @@
 import { CreatedAccount, createAccount, createVerification, transition } from './helpers/factories';
+import { expectError } from './helpers/expect-error';
 import { TestApp, startApp } from './helpers/test-app';
 import { WebhookReceiver, verifySignature } from './helpers/webhook-receiver';
 
@@ -236,5 +237,13 @@ describe('Bull dashboard', () => {
     const api = await t.http.get('/admin/queues/api/queues').set('authorization', basic('admin', t.adminToken));
     expect(api.status).toBe(200);
     expect(JSON.stringify(api.body)).toContain('webhook-deliveries');
+  });
+
+  it("answers the dashboard API's own errors with the contract's error body", async () => {
+    const res = await t.http.put('/admin/queues/api/queues/no-such-queue/pause').set('authorization', basic('admin', t.adminToken));
+    expectError(res, 404, 'not_found');
+    const job = await t.http.get('/admin/queues/api/queues/webhook-deliveries/no-such-job').set('authorization', basic('admin', t.adminToken));
+    expect(job.status).toBeGreaterThanOrEqual(400);
+    expect(Object.keys(job.body.error).sort()).toEqual(['code', 'details', 'message', 'request_id']);
   });
 });

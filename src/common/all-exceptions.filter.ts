@@ -74,12 +74,16 @@ export class AllExceptionsFilter implements ExceptionFilter {
         }
         return new ApiError('not_found', `No route ${req.method} ${req.path}`);
       }
-      const code = CODE_BY_STATUS[status] ?? (status < 500 ? 'validation_failed' : 'internal_error');
-      const message = status < 500 ? exception.message : 'Internal server error';
-      return new ApiError(code, message);
+      return errorForStatus(status, exception.message);
     }
     return new ApiError('internal_error', 'Internal server error');
   }
+}
+
+/** The contract's error for a bare HTTP status; a 5xx never carries the original message. */
+export function errorForStatus(status: number, message: string): ApiError {
+  const code = CODE_BY_STATUS[status] ?? (status < 500 ? 'validation_failed' : 'internal_error');
+  return new ApiError(code, status < 500 ? message : 'Internal server error');
 }
 
 export function sendError(res: Response, req: Request, error: ApiError): void {

@@ -5,7 +5,7 @@ import type { INestApplication } from '@nestjs/common';
 import type { Queue } from 'bull';
 import type { NextFunction, Request, Response } from 'express';
 import { tokensEqual } from 'src/auth/bearer';
-import { sendError } from 'src/common/all-exceptions.filter';
+import { errorForStatus, sendError } from 'src/common/all-exceptions.filter';
 import { ApiError } from 'src/common/api-error';
 import type { AppConfig } from 'src/config/app-config';
 import { APP_CONFIG } from 'src/config/config.module';
@@ -31,6 +31,24 @@ export function basicAuth(adminToken: string) {
 }
 
 /**
+ * bull-board answers its API errors (an unknown queue or job, Redis down) with bodies of its own;
+ * like every other route's, they leave with the contract's error body, status kept.
+ */
+export function contractErrorBodies(req: Request, res: Response, next: NextFunction): void {
+  const json = res.json.bind(res);
+  res.json = (body: unknown): Response => {
+    res.json = json;
+    if (res.statusCode < 400) return json(body);
+    const reported = (body as { error?: unknown; message?: unknown } | null)?.error ?? (body as { message?: unknown } | null)?.message;
+    const message = typeof reported === 'string' && reported.length > 0 ? reported : `The queue dashboard refused the request (HTTP ${res.statusCode})`;
+    const error = errorForStatus(res.statusCode, message);
+    sendError(res, req, error);
+    return res;
+  };
+  next();
+}
+
+/**
  * Mounts the Bull dashboard. It reads through the producer queue, whose Redis client fails fast,
  * so the dashboard errors at once rather than hanging while Redis is down.
  */
@@ -41,7 +59,7 @@ export function mountQueueDashboard(app: INestApplication): void {
   serverAdapter.setBasePath(DASHBOARD_PATH);
   // @bull-board/express pins its own patch release of @bull-board/api; the adapter contract is the same.
   createBullBoard({ queues: [new BullAdapter(queue)], serverAdapter: serverAdapter as unknown as BoardOptions['serverAdapter'] });
-  app.use(DASHBOARD_PATH, basicAuth(config.adminToken), serverAdapter.getRouter());
+  app.use(DASHBOARD_PATH, basicAuth(config.adminToken), contractErrorBodies, serverAdapter.getRouter());
 }
 
 /** A worker process serves only health and metrics; the API routes belong to `api` processes. */
