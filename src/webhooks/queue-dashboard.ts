@@ -1,7 +1,7 @@
 import { createBullBoard } from '@bull-board/api';
 import { BullAdapter } from '@bull-board/api/bullAdapter';
 import { ExpressAdapter } from '@bull-board/express';
-import type { INestApplication } from '@nestjs/common';
+import { type INestApplication, Logger } from '@nestjs/common';
 import type { Queue } from 'bull';
 import type { NextFunction, Request, Response } from 'express';
 import { tokensEqual } from 'src/auth/bearer';
@@ -14,6 +14,8 @@ import { DELIVERY_PRODUCER } from 'src/webhooks/webhook-queue.constants';
 type BoardOptions = Parameters<typeof createBullBoard>[0];
 
 export const DASHBOARD_PATH = '/admin/queues';
+
+const dashboardLogger = new Logger('QueueDashboard');
 
 /** HTTP Basic with user `admin` and the admin token, compared in constant time. */
 export function basicAuth(adminToken: string) {
@@ -42,6 +44,7 @@ export function contractErrorBodies(req: Request, res: Response, next: NextFunct
     const reported = (body as { error?: unknown; message?: unknown } | null)?.error ?? (body as { message?: unknown } | null)?.message;
     const message = typeof reported === 'string' && reported.length > 0 ? reported : `The queue dashboard refused the request (HTTP ${res.statusCode})`;
     const error = errorForStatus(res.statusCode, message);
+    if (res.statusCode >= 500) dashboardLogger.warn({ method: req.method, path: req.path, status: res.statusCode, reported: message }, 'queue dashboard error');
     sendError(res, req, error);
     return res;
   };
