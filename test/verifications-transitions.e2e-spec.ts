@@ -97,6 +97,10 @@ describe('internal verifications: create and transitions', () => {
       } else {
         expectError(res, 409, 'invalid_transition', 'status');
         await expect(rowState(v.id)).resolves.toEqual(before);
+        // A forbidden move is 409 whatever it carries: the reasons rules (400) are about allowed moves.
+        const odd = to === 'rejected' ? { status: to } : { status: to, rejection_reasons: ['face_mismatch'] };
+        expectError(await post(`${INTERNAL}/${v.id}/transitions`, odd), 409, 'invalid_transition', 'status');
+        await expect(rowState(v.id)).resolves.toEqual(before);
       }
     });
   });

@@ -87,17 +87,12 @@ export class VerificationsService {
   }
 
   /**
-   * One transaction: lock the row, check version then the state machine, update, append history,
+   * One transaction: lock the row, check version, then the state machine, then the rejection
+   * reasons (any error rolls back, so nothing changes), update, append history,
    * and write the webhook event. The event is queued only after the commit.
    */
   async transition(id: string, dto: TransitionVerificationDto): Promise<VerificationResponseDto> {
     const reasons = dto.rejection_reasons ?? [];
-    if (dto.status === 'rejected' && reasons.length === 0) {
-      throw ApiError.validation('rejection_reasons', 'must not be empty when status is rejected');
-    }
-    if (dto.status !== 'rejected' && reasons.length > 0) {
-      throw ApiError.validation('rejection_reasons', 'must be empty unless status is rejected');
-    }
     const { verification, eventId } = await this.dataSource.transaction(async (manager) => {
       const [current] = (await manager.query(LOCK_SQL, [id])) as (Verification & { webhookUrl: string | null })[];
       if (!current) throw ApiError.notFound('verification');
@@ -110,6 +105,13 @@ export class VerificationsService {
         throw new ApiError('invalid_transition', `Cannot move a verification from ${current.status} to ${dto.status}`, [
           { field: 'status', issue: `cannot move from ${current.status} to ${dto.status}` },
         ]);
+      }
+      // The reasons rules are about a move the state machine allows: a forbidden one is 409 whatever it carries.
+      if (dto.status === 'rejected' && reasons.length === 0) {
+        throw ApiError.validation('rejection_reasons', 'must not be empty when status is rejected');
+      }
+      if (dto.status !== 'rejected' && reasons.length > 0) {
+        throw ApiError.validation('rejection_reasons', 'must be empty unless status is rejected');
       }
       const { webhookUrl, ...row } = current;
       const previousStatus = row.status;
