@@ -242,8 +242,14 @@ describe('Bull dashboard', () => {
   it("answers the dashboard API's own errors with the contract's error body", async () => {
     const res = await t.http.put('/admin/queues/api/queues/no-such-queue/pause').set('authorization', basic('admin', t.adminToken));
     expectError(res, 404, 'not_found');
+    // bull-board's own reason is kept as the message.
+    expect(res.body.error.message).toMatch(/queue/i);
     const job = await t.http.get('/admin/queues/api/queues/webhook-deliveries/no-such-job').set('authorization', basic('admin', t.adminToken));
-    expect(job.status).toBeGreaterThanOrEqual(400);
-    expect(Object.keys(job.body.error).sort()).toEqual(['code', 'details', 'message', 'request_id']);
+    expectError(job, 404, 'not_found');
+    expect(job.body.error.message).toMatch(/job/i);
+    // Nest's own 404 under the dashboard's path is already in the contract's shape and passes unchanged.
+    const unknown = await t.http.post('/admin/queues/no-such-page').set('authorization', basic('admin', t.adminToken));
+    expectError(unknown, 404, 'not_found');
+    expect(unknown.body.error.message).toBe('No route POST /admin/queues/no-such-page');
   });
 });

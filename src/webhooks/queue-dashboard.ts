@@ -7,6 +7,7 @@ import type { NextFunction, Request, Response } from 'express';
 import { tokensEqual } from 'src/auth/bearer';
 import { errorForStatus, sendError } from 'src/common/all-exceptions.filter';
 import { ApiError } from 'src/common/api-error';
+import { requestIdOf } from 'src/common/request-id';
 import type { AppConfig } from 'src/config/app-config';
 import { APP_CONFIG } from 'src/config/config.module';
 import { DELIVERY_PRODUCER } from 'src/webhooks/webhook-queue.constants';
@@ -32,21 +33,31 @@ export function basicAuth(adminToken: string) {
   };
 }
 
+interface BoardErrorBody {
+  error?: { key?: unknown; code?: unknown } | string;
+  message?: unknown;
+}
+
 /**
- * bull-board answers its API errors (an unknown queue or job, Redis down) with bodies of its own;
- * like every other route's, they leave with the contract's error body, status kept.
+ * bull-board answers its API errors (an unknown queue or job, a job in a state that forbids the
+ * action, Redis down) with bodies of its own, `{ error: { key }, message }`. Like every other
+ * route's, they leave with the contract's error body; the status stays bull-board's (a 409 stays a
+ * 409). Its UI then shows our message instead of its own error key. Bodies already in the
+ * contract's shape (Nest's own 404 under this path) pass unchanged.
  */
 export function contractErrorBodies(req: Request, res: Response, next: NextFunction): void {
   const json = res.json.bind(res);
   res.json = (body: unknown): Response => {
     res.json = json;
-    if (res.statusCode < 400) return json(body);
-    const reported = (body as { error?: unknown; message?: unknown } | null)?.error ?? (body as { message?: unknown } | null)?.message;
-    const message = typeof reported === 'string' && reported.length > 0 ? reported : `The queue dashboard refused the request (HTTP ${res.statusCode})`;
-    const error = errorForStatus(res.statusCode, message);
-    if (res.statusCode >= 500) dashboardLogger.warn({ method: req.method, path: req.path, status: res.statusCode, reported: message }, 'queue dashboard error');
-    sendError(res, req, error);
-    return res;
+    const board = (body ?? {}) as BoardErrorBody;
+    const error = typeof board.error === 'object' ? board.error : undefined;
+    if (res.statusCode < 400 || typeof error?.code === 'string') return json(body);
+    const reported = typeof board.message === 'string' && board.message ? board.message : typeof error?.key === 'string' ? error.key : undefined;
+    const contractError = errorForStatus(res.statusCode, reported ?? `The queue dashboard refused the request (HTTP ${res.statusCode})`);
+    if (res.statusCode >= 500) {
+      dashboardLogger.warn({ method: req.method, path: req.path, status: res.statusCode, reported }, 'queue dashboard error');
+    }
+    return json(contractError.toBody(requestIdOf(req, res)));
   };
   next();
 }
