@@ -23,8 +23,9 @@ function declaredInputs(context: ExecutionContext): DeclaredInputs {
  * sees parameters a handler declares, so this covers the ones it does not.
  *
  * A guard rather than a global interceptor: every controller lists it last in its `@UseGuards`,
- * after its credential guard, so a caller without credentials gets the same 401 whatever it sends
- * (global guards would run first). Being a guard also keeps Nest's per-request interceptor chain
+ * after its credential guard, so a caller without credentials gets the same 401 whatever unknown
+ * fields it sends (global guards would run first; malformed requests are refused earlier still, by
+ * the HTTP pipeline's middleware). Being a guard also keeps Nest's per-request interceptor chain
  * (rxjs, AsyncResource) out of every request. test/undeclared-input.e2e-spec.ts sends an unknown
  * query parameter to every route, so a controller that forgets it fails there.
  */
