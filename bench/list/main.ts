@@ -190,7 +190,7 @@ function targets(rows: Row[]): string[] {
   const nestShare = Math.max(...loaded.map((row) => row.nest.rps / row.floor.rps));
   const serviceShare = Math.min(...loaded.map((row) => row.service.rps / row.nest.rps));
   return [
-    `${verdict(worst >= 0.5)}  list throughput >= 0.5 x floor in every scenario (lowest ratio ${worst.toFixed(2)})`,
+    `${verdict(worst >= 0.5)}  list throughput >= 0.5 x floor in every scenario (lowest ratio ${worst.toFixed(3)})`,
     `${verdict(deep <= 1.2 * first)}  deep page p99 within 1.2 x first page p99 (${deep} ms vs ${first} ms = ${(deep / first).toFixed(2)} x)`,
     `${verdict(q < 50)}  q search p99 < 50 ms at full load (${q} ms; the bare floor: ${qFloor} ms; the service at 5 connections: ${qLight} ms)`,
     `info  the bare Nest + Express app reaches ${nestShare.toFixed(2)} of the floor at best, the service ${serviceShare.toFixed(2)} of the bare Nest app at worst`,

@@ -1,8 +1,9 @@
 /**
  * The framework floor for the list benchmark: floor-core.ts's work — the same as floor-server.ts —
- * served by a bare Nest + Express app, as `nest new` sets one up: one controller, no middleware,
- * guards, pipes, interceptors or logging of ours. The service minus this is what our own pipeline
- * costs; this minus floor-server.ts is what Nest and Express cost.
+ * served by a bare Nest + Express app: one controller, no middleware, body parser, guards, pipes,
+ * interceptors or logging, and Express's ETag and X-Powered-By off as in the service. The service
+ * minus this is what our own pipeline costs; this minus floor-server.ts is what Nest and Express
+ * cost.
  * Started by main.ts as its own process: FLOOR_PORT, DATABASE_URL, SECRET_ENCRYPTION_KEY.
  */
 import 'reflect-metadata';
@@ -30,7 +31,9 @@ class FloorController {
 class FloorModule {}
 
 async function main(): Promise<void> {
-  const app = await NestFactory.create<NestExpressApplication>(FloorModule, { logger: ['error'] });
+  const app = await NestFactory.create<NestExpressApplication>(FloorModule, { logger: ['error'], bodyParser: false });
+  app.set('etag', false);
+  app.disable('x-powered-by');
   app.getHttpAdapter().getHttpServer().keepAliveTimeout = 65_000;
   await app.listen(Number(process.env.FLOOR_PORT ?? 3998), '127.0.0.1');
   process.once('SIGTERM', () => {
