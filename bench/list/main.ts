@@ -3,7 +3,12 @@
  * floor doing the same database work, and that same work on a bare Nest + Express app (what the
  * framework alone allows). See docs/performance.md.
  *
- * Options: --reseed (rebuild the bench database), --duration <s> (10), --warmup <s> (3),
+ * Each scenario measures the three targets in interleaved slices (service, bare Nest, floor, then
+ * the same in rotated order...), so that the machine's own drift during a run weighs on all three
+ * alike; req/s is over all slices, p50/p99 over every response of all slices.
+ *
+ * Options: --reseed (rebuild the bench database), --duration <s> (15, per target and scenario),
+ * --slices <n> (5: the duration is cut into n slices, the first 0.5 s of each left out), --warmup <s> (3),
  * --connections <n> (50), --hops <n> (200), --out <file.json> (raw figures).
  */
 import { cpus, loadavg } from 'node:os';
@@ -29,6 +34,7 @@ const Q_FRAGMENTS = ['garc', 'lovelace', 'ann', 'user-42', 'tanaka', 'example.de
 interface Options {
   reseed: boolean;
   duration: number;
+  slices: number;
   warmup: number;
   connections: number;
   hops: number;
@@ -54,6 +60,30 @@ interface Row {
   /** floor-core.ts on a bare Nest + Express app: what the framework alone allows. */
   nest: Measured;
   floor: Measured;
+  /** Median over the slices of service req/s ÷ floor req/s in the same slice. */
+  sliceRatio: number;
+}
+
+type TargetName = 'service' | 'nest' | 'floor';
+
+/** What the slices of one target in one scenario add up to. */
+class Tally {
+  requests = 0;
+  seconds = 0;
+  failures = 0;
+  readonly latencies: number[] = [];
+
+  measured(): Measured {
+    const sorted = [...this.latencies].sort((a, b) => a - b);
+    const at = (q: number): number => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
+    return { rps: this.requests / this.seconds, p50: Math.round(at(0.5)), p99: Math.round(at(0.99)), requests: this.requests, failures: this.failures };
+  }
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
 }
 
 function log(line: string): void {
@@ -71,7 +101,8 @@ function parseOptions(argv: string[]): Options {
   const out = argv.indexOf('--out');
   return {
     reseed: argv.includes('--reseed'),
-    duration: value('duration', 10),
+    duration: value('duration', 15),
+    slices: value('slices', 5),
     warmup: value('warmup', 3),
     connections: value('connections', 50),
     hops: value('hops', 200),
@@ -140,9 +171,19 @@ async function checkSameRows(scenario: string, service: Target, floors: Target[]
   }
 }
 
-async function load(target: Target, variants: Variant[], connections: number, seconds: number): Promise<Measured> {
+/**
+ * A slice's first half second is left out of its figures: autocannon opens every connection at
+ * once at the start of a run, and that burst is not the steady state being measured.
+ */
+const SETTLE_MS = 500;
+
+/**
+ * One autocannon run. With a tally, the responses after SETTLE_MS are counted into it (requests,
+ * seconds, failures, every latency) and their req/s is returned.
+ */
+async function load(target: Target, variants: Variant[], connections: number, seconds: number, tally?: Tally): Promise<number> {
   let next = 0;
-  const result = await autocannon({
+  const options: autocannon.Options = {
     url: target.url,
     connections,
     duration: seconds,
@@ -155,23 +196,34 @@ async function load(target: Target, variants: Variant[], connections: number, se
         },
       },
     ],
-  });
-  return {
-    rps: result.requests.average,
-    p50: result.latency.p50,
-    p99: result.latency.p99,
-    requests: result.requests.total,
-    failures: result.non2xx + result.errors + result.timeouts,
   };
+  let counted = 0;
+  let failed = 0;
+  const startedAt = performance.now();
+  const result = await new Promise<autocannon.Result>((resolve, reject) => {
+    const run = autocannon(options, (error: unknown, done: autocannon.Result) => (error ? reject(error as Error) : resolve(done)));
+    run.on('response', (_client, status, _bytes, responseTime) => {
+      if (!tally || performance.now() - startedAt < SETTLE_MS) return;
+      counted++;
+      if (status < 200 || status > 299) failed++;
+      tally.latencies.push(responseTime);
+    });
+  });
+  const measuredSeconds = (performance.now() - startedAt - SETTLE_MS) / 1000;
+  if (!tally) return result.requests.total / result.duration;
+  tally.requests += counted;
+  tally.seconds += measuredSeconds;
+  tally.failures += failed + result.errors + result.timeouts;
+  return counted / measuredSeconds;
 }
 
 function table(rows: Row[]): string {
   const fmt = (n: number, digits = 0): string => n.toFixed(digits);
   const lines = [
-    '| scenario | service req/s | p50 ms | p99 ms | floor req/s | p50 ms | p99 ms | ratio | bare Nest req/s | p99 ms | Nest / floor | service / Nest |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
-    ...rows.map(({ scenario, service: s, nest: n, floor: f }) =>
-      `| ${scenario} | ${fmt(s.rps)} | ${fmt(s.p50)} | ${fmt(s.p99)} | ${fmt(f.rps)} | ${fmt(f.p50)} | ${fmt(f.p99)} | ${fmt(s.rps / f.rps, 2)} ` +
+    '| scenario | service req/s | p50 ms | p99 ms | floor req/s | p50 ms | p99 ms | ratio | median slice ratio | bare Nest req/s | p99 ms | Nest / floor | service / Nest |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    ...rows.map(({ scenario, service: s, nest: n, floor: f, sliceRatio }) =>
+      `| ${scenario} | ${fmt(s.rps)} | ${fmt(s.p50)} | ${fmt(s.p99)} | ${fmt(f.rps)} | ${fmt(f.p50)} | ${fmt(f.p99)} | ${fmt(s.rps / f.rps, 2)} | ${fmt(sliceRatio, 2)} ` +
       `| ${fmt(n.rps)} | ${fmt(n.p99)} | ${fmt(n.rps / f.rps, 2)} | ${fmt(s.rps / n.rps, 2)} |`),
   ];
   return lines.join('\n');
@@ -253,21 +305,31 @@ async function main(): Promise<void> {
     for (const scenario of [...scenarios, lowConcurrency]) {
       // The bare Nest floor runs floor-core.ts too, so the floor's cursors are valid on it.
       await checkSameRows(scenario.name, service, [floor, nest], scenario.service, scenario.floor);
-      const measured: Partial<Record<'service' | 'nest' | 'floor', Measured>> = {};
-      const runs = [['service', service, scenario.service], ['nest', nest, scenario.floor], ['floor', floor, scenario.floor]] as const;
-      for (const [name, target, variants] of runs) {
-        const connections = scenario.connections ?? options.connections;
-        await load(target, variants, connections, options.warmup);
-        measured[name] = await load(target, variants, connections, options.duration);
-        const m = measured[name];
+      const runs: [TargetName, Target, Variant[]][] = [['service', service, scenario.service], ['nest', nest, scenario.floor], ['floor', floor, scenario.floor]];
+      const connections = scenario.connections ?? options.connections;
+      const sliceSeconds = Math.max(1, Math.round(options.duration / options.slices));
+      for (const [, target, variants] of runs) await load(target, variants, connections, options.warmup);
+      const tallies: Record<TargetName, Tally> = { service: new Tally(), nest: new Tally(), floor: new Tally() };
+      const sliceRatios: number[] = [];
+      for (let slice = 0; slice < options.slices; slice++) {
+        const rps: Partial<Record<TargetName, number>> = {};
+        // Rotate who goes first, so no target always follows the same one.
+        for (const [name, target, variants] of [...runs.slice(slice % 3), ...runs.slice(0, slice % 3)]) {
+          rps[name] = await load(target, variants, connections, sliceSeconds, tallies[name]);
+        }
+        sliceRatios.push((rps.service as number) / (rps.floor as number));
+      }
+      const [s, n, f] = [tallies.service.measured(), tallies.nest.measured(), tallies.floor.measured()];
+      for (const [name, m] of [['service', s], ['nest', n], ['floor', f]] as const) {
         log(`${scenario.name} / ${name}: ${m.rps.toFixed(0)} req/s, p50 ${m.p50} ms, p99 ${m.p99} ms${m.failures ? `, ${m.failures} FAILED requests` : ''}`);
       }
-      rows.push({ scenario: scenario.name, service: measured.service as Measured, nest: measured.nest as Measured, floor: measured.floor as Measured });
+      log(`${scenario.name}: service / floor per slice ${sliceRatios.map((r) => r.toFixed(2)).join(' ')}`);
+      rows.push({ scenario: scenario.name, service: s, nest: n, floor: f, sliceRatio: median(sliceRatios) });
     }
 
     const failures = rows.flatMap((row) => [row.service, row.nest, row.floor]).reduce((sum, m) => sum + m.failures, 0);
     log('');
-    log(`Machine: ${machine}; ${options.connections} connections, ${options.duration} s per run after ${options.warmup} s warm-up;`);
+    log(`Machine: ${machine}; ${options.connections} connections; per scenario and target ${options.warmup} s warm-up, then ${options.slices} slices of ${Math.max(1, Math.round(options.duration / options.slices))} s interleaved with the other targets' (the first ${SETTLE_MS} ms of each left out);`);
     log(`autocannon runs in this process, the service and the two floors in their own, all on the same machine as PostgreSQL.`);
     log(`1-minute load average: ${loadBefore.toFixed(2)} before the runs, ${(loadavg()[0] ?? 0).toFixed(2)} after.`);
     log('');
