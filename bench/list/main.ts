@@ -178,10 +178,10 @@ async function checkSameRows(scenario: string, service: Target, floors: Target[]
 const SETTLE_MS = 500;
 
 /**
- * One autocannon run. With a tally, the responses after SETTLE_MS are counted into it (requests,
- * seconds, failures, every latency) and their req/s is returned.
+ * One autocannon run: the responses after SETTLE_MS are counted into the tally (requests, seconds,
+ * failures, every latency) and their req/s is returned.
  */
-async function load(target: Target, variants: Variant[], connections: number, seconds: number, tally?: Tally): Promise<number> {
+async function load(target: Target, variants: Variant[], connections: number, seconds: number, tally: Tally): Promise<number> {
   let next = 0;
   const options: autocannon.Options = {
     url: target.url,
@@ -203,14 +203,13 @@ async function load(target: Target, variants: Variant[], connections: number, se
   const result = await new Promise<autocannon.Result>((resolve, reject) => {
     const run = autocannon(options, (error: unknown, done: autocannon.Result) => (error ? reject(error as Error) : resolve(done)));
     run.on('response', (_client, status, _bytes, responseTime) => {
-      if (!tally || performance.now() - startedAt < SETTLE_MS) return;
+      if (performance.now() - startedAt < SETTLE_MS) return;
       counted++;
       if (status < 200 || status > 299) failed++;
       tally.latencies.push(responseTime);
     });
   });
   const measuredSeconds = (performance.now() - startedAt - SETTLE_MS) / 1000;
-  if (!tally) return result.requests.total / result.duration;
   tally.requests += counted;
   tally.seconds += measuredSeconds;
   tally.failures += failed + result.errors + result.timeouts;
@@ -301,14 +300,15 @@ async function main(): Promise<void> {
     const loadBefore = loadavg()[0] ?? 0;
     log(`1-minute load average before the runs: ${loadBefore.toFixed(2)} (includes the cursor walk just done; other work on the machine shows up here too)`);
     const rows: Row[] = [];
+    const sliceSeconds = Math.max(1, Math.round(options.duration / options.slices));
     const lowConcurrency = { name: 'q search, 5 connections', service: qVariants(), floor: qVariants(), connections: 5 };
     for (const scenario of [...scenarios, lowConcurrency]) {
       // The bare Nest floor runs floor-core.ts too, so the floor's cursors are valid on it.
       await checkSameRows(scenario.name, service, [floor, nest], scenario.service, scenario.floor);
       const runs: [TargetName, Target, Variant[]][] = [['service', service, scenario.service], ['nest', nest, scenario.floor], ['floor', floor, scenario.floor]];
       const connections = scenario.connections ?? options.connections;
-      const sliceSeconds = Math.max(1, Math.round(options.duration / options.slices));
-      for (const [, target, variants] of runs) await load(target, variants, connections, options.warmup);
+      // Warm-up runs count into a tally nobody reads.
+      for (const [, target, variants] of runs) await load(target, variants, connections, options.warmup, new Tally());
       const tallies: Record<TargetName, Tally> = { service: new Tally(), nest: new Tally(), floor: new Tally() };
       const sliceRatios: number[] = [];
       for (let slice = 0; slice < options.slices; slice++) {
@@ -329,7 +329,7 @@ async function main(): Promise<void> {
 
     const failures = rows.flatMap((row) => [row.service, row.nest, row.floor]).reduce((sum, m) => sum + m.failures, 0);
     log('');
-    log(`Machine: ${machine}; ${options.connections} connections; per scenario and target ${options.warmup} s warm-up, then ${options.slices} slices of ${Math.max(1, Math.round(options.duration / options.slices))} s interleaved with the other targets' (the first ${SETTLE_MS} ms of each left out);`);
+    log(`Machine: ${machine}; ${options.connections} connections; per scenario and target ${options.warmup} s warm-up, then ${options.slices} slices of ${sliceSeconds} s interleaved with the other targets' (the first ${SETTLE_MS} ms of each left out);`);
     log(`autocannon runs in this process, the service and the two floors in their own, all on the same machine as PostgreSQL.`);
     log(`1-minute load average: ${loadBefore.toFixed(2)} before the runs, ${(loadavg()[0] ?? 0).toFixed(2)} after.`);
     log('');
