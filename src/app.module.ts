@@ -1,13 +1,25 @@
-import { Module } from '@nestjs/common';
+import { DynamicModule, Module } from '@nestjs/common';
 import { AccountsModule } from 'src/accounts/accounts.module';
-import { RateLimitModule } from 'src/auth/rate-limit.module';
+import { AuthModule } from 'src/auth/auth.module';
+import type { AppRole } from 'src/config/app-config';
 import { ConfigModule } from 'src/config/config.module';
 import { DatabaseModule } from 'src/database/database.module';
 import { OpsModule } from 'src/ops/ops.module';
 import { VerificationsModule } from 'src/verifications/verifications.module';
+import { WebhookGaugesModule } from 'src/webhooks/webhook-gauges.module';
+import { WebhookWorkerModule } from 'src/webhooks/webhook-worker.module';
 import { WebhooksModule } from 'src/webhooks/webhooks.module';
 
-@Module({
-  imports: [ConfigModule, DatabaseModule, AccountsModule, WebhooksModule, VerificationsModule, RateLimitModule, OpsModule],
-})
-export class AppModule {}
+/** The HTTP API: admin, internal and public routes, and the delivery log. */
+const API_MODULES = [AccountsModule, WebhooksModule, VerificationsModule, AuthModule];
+/** The delivery worker and the outbox sweeper. */
+const WORKER_MODULES = [WebhookWorkerModule];
+
+/** APP_ROLE picks the modules; every role serves health and metrics (with the delivery gauges). */
+@Module({})
+export class AppModule {
+  static forRole(role: AppRole): DynamicModule {
+    const features = role === 'api' ? API_MODULES : role === 'worker' ? WORKER_MODULES : [...API_MODULES, ...WORKER_MODULES];
+    return { module: AppModule, imports: [ConfigModule, DatabaseModule, ...features, WebhookGaugesModule, OpsModule] };
+  }
+}

@@ -4,12 +4,11 @@ import { AccountSecret } from 'src/accounts/account-secret.entity';
 import { Account } from 'src/accounts/account.entity';
 import { AccountsService } from 'src/accounts/accounts.service';
 import { AdminAccountsController } from 'src/accounts/admin-accounts.controller';
-import { AdminAuthGuard, ClientAuthGuard, InternalAuthGuard } from 'src/auth/auth.guards';
 
 @Module({
   imports: [TypeOrmModule.forFeature([Account, AccountSecret])],
   controllers: [AdminAccountsController],
-  providers: [AccountsService, ClientAuthGuard, InternalAuthGuard, AdminAuthGuard],
-  exports: [AccountsService, ClientAuthGuard, InternalAuthGuard, AdminAuthGuard],
+  providers: [AccountsService],
+  exports: [AccountsService],
 })
 export class AccountsModule {}

@@ -4,8 +4,8 @@ import { DataSource, EntityManager, IsNull, MoreThan } from 'typeorm';
 import { v7 as uuidv7 } from 'uuid';
 import { AccountSecret } from 'src/accounts/account-secret.entity';
 import { Account } from 'src/accounts/account.entity';
+import { activeSecretCondition, webhookUrlOf } from 'src/accounts/account-sql';
 import {
-  decryptSecret,
   encryptSecret,
   generateWebhookSecret,
   hashSecret,
@@ -92,23 +92,16 @@ export class AccountsService {
   async accountIdForSecret(credential: string): Promise<string | null> {
     if (!looksLikeWebhookSecret(credential)) return null;
     const rows: { account_id: string }[] = await this.dataSource.query(
-      `SELECT account_id FROM account_secrets
-        WHERE secret_hash = $1 AND (expires_at IS NULL OR expires_at > now())`,
+      `SELECT s.account_id FROM account_secrets s WHERE s.secret_hash = $1 AND ${activeSecretCondition('s')}`,
       [hashSecret(credential)],
     );
     return rows[0]?.account_id ?? null;
   }
 
-  /** Every secret that currently authenticates and signs, newest first. */
-  async activeSecrets(accountId: string, manager: EntityManager = this.dataSource.manager): Promise<string[]> {
-    const rows = await manager.getRepository(AccountSecret).find({
-      where: [
-        { accountId, expiresAt: IsNull() },
-        { accountId, expiresAt: MoreThan(new Date()) },
-      ],
-      order: { createdAt: 'DESC' },
-    });
-    return rows.map((row) => decryptSecret(this.config.secretEncryptionKey, row.secretCiphertext));
+  /** The account's webhook URL; null when it has none or does not exist. */
+  async webhookUrl(accountId: string): Promise<string | null> {
+    const rows: { webhook_url: string | null }[] = await this.dataSource.query(`SELECT ${webhookUrlOf('$1')} AS webhook_url`, [accountId]);
+    return rows[0]?.webhook_url ?? null;
   }
 
   private checkUrl(webhookUrl: string | null): void {

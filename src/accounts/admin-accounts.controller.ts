@@ -1,5 +1,5 @@
 import { Body, Controller, Get, HttpCode, Param, Patch, Post, UseGuards } from '@nestjs/common';
-import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { toAccountResponse } from 'src/accounts/account.mapper';
 import {
   AccountResponseDto,
@@ -10,14 +10,14 @@ import {
   UpdateAccountDto,
 } from 'src/accounts/accounts.dto';
 import { AccountsService } from 'src/accounts/accounts.service';
-import { AdminAuthGuard } from 'src/auth/auth.guards';
+import { RequiresCredential } from 'src/common/credentials';
 import { iso } from 'src/common/time';
 import { UndeclaredInputGuard } from 'src/common/undeclared-input.guard';
 import { UuidParamPipe } from 'src/common/uuid-param.pipe';
 
 @ApiTags('admin')
-@ApiBearerAuth('admin')
-@UseGuards(AdminAuthGuard, UndeclaredInputGuard)
+@RequiresCredential('admin')
+@UseGuards(UndeclaredInputGuard)
 @Controller('api/v1/admin/accounts')
 export class AdminAccountsController {
   constructor(private readonly accounts: AccountsService) {}

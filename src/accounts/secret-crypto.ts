@@ -31,3 +31,20 @@ export function decryptSecret(key: Buffer, stored: string): string {
   decipher.setAuthTag(Buffer.from(tag, 'base64url'));
   return Buffer.concat([decipher.update(Buffer.from(ciphertext, 'base64url')), decipher.final()]).toString('utf8');
 }
+
+/**
+ * decryptSecret with a bounded memory (emptied when full): a ciphertext always decrypts to the same
+ * secret, and a delivery worker signs with the same few secrets again and again.
+ */
+export function cachedDecryptor(key: Buffer, size = 10_000): (stored: string) => string {
+  const known = new Map<string, string>();
+  return (stored) => {
+    let secret = known.get(stored);
+    if (secret === undefined) {
+      if (known.size >= size) known.clear();
+      secret = decryptSecret(key, stored);
+      known.set(stored, secret);
+    }
+    return secret;
+  };
+}

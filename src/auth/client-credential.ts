@@ -6,7 +6,7 @@ const resolved = new WeakMap<Request, Promise<string | null>>();
 
 /**
  * The account a public-API request authenticates as (null for any bad credential). Memoised per
- * request, so the rate limiter and the ClientAuthGuard share one look-up.
+ * request, so the rate limiter and the credential guard share one look-up.
  */
 export function clientAccountId(req: Request, accounts: AccountsService): Promise<string | null> {
   let pending = resolved.get(req);

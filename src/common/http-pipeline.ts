@@ -1,18 +1,20 @@
 import type { INestApplication } from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import express, { NextFunction, Request, Response } from 'express';
+import express, { NextFunction, Request, RequestHandler, Response } from 'express';
 import helmet from 'helmet';
 import { AllExceptionsFilter, sendError } from 'src/common/all-exceptions.filter';
 import { ApiError } from 'src/common/api-error';
 import { httpMetricsMiddleware } from 'src/common/http-metrics';
 import { httpLogMiddleware, logContextMiddleware } from 'src/common/logging/http-logging';
 import { rootLogger } from 'src/common/logging/root-logger';
-import { PUBLIC_API_PREFIX, publicApiMiddleware } from 'src/common/public-api-edge';
 import { RequestWithId, requestIdFrom } from 'src/common/request-id';
 import { createValidationPipe } from 'src/common/validation';
 import { HttpAdapterHost } from '@nestjs/core';
 
 export const BODY_LIMIT = '100kb';
+
+/** Prefix of the client-facing API; its every response carries the rate-limit headers. */
+export const PUBLIC_API_PREFIX = '/api/v1/public';
 
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
 const CHARSET = /;\s*charset=("?)([^";\s]+)\1/i;
@@ -61,8 +63,16 @@ function rejectRepeatedQuery(req: Request, res: Response, next: NextFunction): v
   next();
 }
 
-/** Everything the HTTP edge does before a controller runs; shared by main.ts and the e2e tests. */
-export function configureHttp(nestApp: INestApplication): void {
+export interface HttpEdge {
+  /**
+   * Runs for every public-API request before body parsing, so that even 413/415/404 answers pass
+   * through it (the per-account rate limiter).
+   */
+  publicApi?: RequestHandler;
+}
+
+/** Everything the HTTP edge does before a controller runs. */
+export function configureHttp(nestApp: INestApplication, edge: HttpEdge = {}): void {
   const app = nestApp as NestExpressApplication;
   const express_ = app.getHttpAdapter().getInstance() as express.Express;
   express_.disable('x-powered-by');
@@ -72,8 +82,7 @@ export function configureHttp(nestApp: INestApplication): void {
   app.use(logContextMiddleware);
   app.use(httpLogMiddleware(rootLogger()));
   app.use(httpMetricsMiddleware);
-  const publicEdge = publicApiMiddleware(app);
-  if (publicEdge) app.use(PUBLIC_API_PREFIX, publicEdge);
+  if (edge.publicApi) app.use(PUBLIC_API_PREFIX, edge.publicApi);
   app.use(helmet({ contentSecurityPolicy: false }));
   app.use(requireJson);
   app.use(express.json({ limit: BODY_LIMIT, strict: true, type: () => true }));

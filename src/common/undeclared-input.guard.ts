@@ -22,12 +22,12 @@ function declaredInputs(context: ExecutionContext): DeclaredInputs {
  * Routes that take no query string or no body still refuse unknown input: the ValidationPipe only
  * sees parameters a handler declares, so this covers the ones it does not.
  *
- * A guard rather than a global interceptor: every controller lists it last in its `@UseGuards`,
- * after its credential guard, so a caller without credentials gets the same 401 whatever unknown
- * fields it sends (global guards would run first; malformed requests are refused earlier still, by
- * the HTTP pipeline's middleware). Being a guard also keeps Nest's per-request interceptor chain
- * (rxjs, AsyncResource) out of every request. test/undeclared-input.e2e-spec.ts sends an unknown
- * query parameter to every route, so a controller that forgets it fails there.
+ * A guard rather than a global interceptor: every controller lists it in its `@UseGuards`, so it
+ * runs after the global credential guard and a caller without credentials gets the same 401
+ * whatever unknown fields it sends (malformed requests are refused earlier still, by the HTTP
+ * pipeline's middleware). Being a guard also keeps Nest's per-request interceptor chain (rxjs,
+ * AsyncResource) out of every request. test/undeclared-input.e2e-spec.ts sends an unknown query
+ * parameter to every route, so a controller that forgets it fails there.
  */
 @Injectable()
 export class UndeclaredInputGuard implements CanActivate {

@@ -21,15 +21,23 @@ export function dataSourceOptions(databaseUrl: string, readUrls: readonly string
     synchronize: false,
     migrationsRun: false,
     logging: false,
-    extra: {
-      max: 20,
-      // With PostgreSQL down, requests fail in about a second rather than hanging.
-      connectionTimeoutMillis: 1_000,
-      idleTimeoutMillis: 30_000,
-      statement_timeout: 15_000,
-      // Client-side: a server that goes silent (a partition, no reset) fails the query instead of
-      // hanging the request. The app sets it; the migration runner (long index builds) does not.
-      ...(queryTimeoutMs === undefined ? {} : { query_timeout: queryTimeoutMs }),
-    },
+    extra: poolSettings(queryTimeoutMs),
+  };
+}
+
+/** No request query takes near this; a silent PostgreSQL then answers 503 within about 2 x this (query, rollback). */
+export const APP_QUERY_TIMEOUT_MS = 2_500;
+
+/** Connection-pool settings shared by TypeORM's pool and the raw one (src/database/pg-pool.ts). */
+export function poolSettings(queryTimeoutMs?: number) {
+  return {
+    max: 20,
+    // With PostgreSQL down, requests fail in about a second rather than hanging.
+    connectionTimeoutMillis: 1_000,
+    idleTimeoutMillis: 30_000,
+    statement_timeout: 15_000,
+    // Client-side: a server that goes silent (a partition, no reset) fails the query instead of
+    // hanging the request. The app sets it; the migration runner (long index builds) does not.
+    ...(queryTimeoutMs === undefined ? {} : { query_timeout: queryTimeoutMs }),
   };
 }

@@ -5,11 +5,10 @@ import { DataSource, DataSourceOptions } from 'typeorm';
 import { ApiError } from 'src/common/api-error';
 import type { AppConfig } from 'src/config/app-config';
 import { APP_CONFIG } from 'src/config/config.module';
-import { dataSourceOptions } from 'src/database/data-source-options';
+import { APP_QUERY_TIMEOUT_MS, dataSourceOptions } from 'src/database/data-source-options';
+import { PgPool } from 'src/database/pg-pool';
 
 const RECONNECT_INTERVAL_MS = 2_000;
-/** No request query takes near this; a silent PostgreSQL then answers 503 within about 2 x this (query, rollback). */
-const QUERY_TIMEOUT_MS = 2_500;
 const logger = new Logger('Database');
 
 /**
@@ -40,7 +39,7 @@ class DatabaseReadyMiddleware implements NestMiddleware {
 
   use(_req: Request, _res: Response, next: NextFunction): void {
     if (this.dataSource.isInitialized) return next();
-    next(new ApiError('service_unavailable', 'A dependency this route needs is unavailable; retry later', [{ field: 'postgres', issue: 'down' }], { 'Retry-After': '1' }));
+    next(ApiError.databaseUnavailable());
   }
 }
 
@@ -48,11 +47,12 @@ class DatabaseReadyMiddleware implements NestMiddleware {
   imports: [
     TypeOrmModule.forRootAsync({
       inject: [APP_CONFIG],
-      useFactory: (config: AppConfig) => ({ ...dataSourceOptions(config.databaseUrl, config.databaseReadUrls, QUERY_TIMEOUT_MS), retryAttempts: 0, manualInitialization: true }),
+      useFactory: (config: AppConfig) => ({ ...dataSourceOptions(config.databaseUrl, config.databaseReadUrls, APP_QUERY_TIMEOUT_MS), retryAttempts: 0, manualInitialization: true }),
       dataSourceFactory: async (options) => connectOrKeepTrying(options as DataSourceOptions),
     }),
   ],
-  providers: [DatabaseReadyMiddleware],
+  providers: [DatabaseReadyMiddleware, PgPool],
+  exports: [PgPool],
 })
 export class DatabaseModule implements NestModule {
   configure(consumer: MiddlewareConsumer): void {

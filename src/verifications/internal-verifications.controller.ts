@@ -1,6 +1,6 @@
 import { Body, Controller, HttpCode, Param, Post, UseGuards } from '@nestjs/common';
-import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { InternalAuthGuard } from 'src/auth/auth.guards';
+import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { RequiresCredential } from 'src/common/credentials';
 import { UndeclaredInputGuard } from 'src/common/undeclared-input.guard';
 import { UuidParamPipe } from 'src/common/uuid-param.pipe';
 import { VerificationResponseDto } from 'src/verifications/verification.mapper';
@@ -8,8 +8,8 @@ import { CreateVerificationDto, TransitionVerificationDto } from 'src/verificati
 import { VerificationsService } from 'src/verifications/verifications.service';
 
 @ApiTags('internal')
-@ApiBearerAuth('internal')
-@UseGuards(InternalAuthGuard, UndeclaredInputGuard)
+@RequiresCredential('internal')
+@UseGuards(UndeclaredInputGuard)
 @Controller('api/v1/internal/kyc/verifications')
 export class InternalVerificationsController {
   constructor(private readonly verifications: VerificationsService) {}

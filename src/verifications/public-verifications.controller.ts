@@ -1,6 +1,6 @@
 import { Controller, Get, Param, Query, UseGuards } from '@nestjs/common';
-import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { ClientAuthGuard, CurrentAccountId } from 'src/auth/auth.guards';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { CurrentAccountId, RequiresCredential } from 'src/common/credentials';
 import type { ListPage } from 'src/common/pagination';
 import { UndeclaredInputGuard } from 'src/common/undeclared-input.guard';
 import { UuidParamPipe } from 'src/common/uuid-param.pipe';
@@ -10,8 +10,8 @@ import { VerificationSearchService } from 'src/verifications/verification-search
 import { VerificationsService } from 'src/verifications/verifications.service';
 
 @ApiTags('public')
-@ApiBearerAuth('client')
-@UseGuards(ClientAuthGuard, UndeclaredInputGuard)
+@RequiresCredential('client')
+@UseGuards(UndeclaredInputGuard)
 @Controller('api/v1/public/kyc/verifications')
 export class PublicVerificationsController {
   constructor(

@@ -1,7 +1,7 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
-import { ApiBearerAuth, ApiExcludeEndpoint, ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { ClientAuthGuard, CurrentAccountId } from 'src/auth/auth.guards';
+import { ApiExcludeEndpoint, ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { ApiError } from 'src/common/api-error';
+import { CurrentAccountId, RequiresCredential } from 'src/common/credentials';
 import type { ListPage } from 'src/common/pagination';
 import { UndeclaredInputGuard } from 'src/common/undeclared-input.guard';
 import { UuidParamPipe } from 'src/common/uuid-param.pipe';
@@ -18,8 +18,8 @@ import { WebhookEventsService } from 'src/webhooks/webhook-events.service';
 
 // The literal routes (redeliver, test) are declared before ':id' so they are never read as ids.
 @ApiTags('public')
-@ApiBearerAuth('client')
-@UseGuards(ClientAuthGuard, UndeclaredInputGuard)
+@RequiresCredential('client')
+@UseGuards(UndeclaredInputGuard)
 @Controller('api/v1/public/kyc/webhook-events')
 export class WebhookEventsController {
   constructor(private readonly events: WebhookEventsService) {}

@@ -117,9 +117,8 @@ export class WebhookEventsService {
   async sendTest(accountId: string, status: TestEventStatus): Promise<WebhookEventResponseDto> {
     const at = new Date();
     const made = testVerification(status, at);
-    const event = await this.dataSource.transaction((manager) =>
-      this.outbox.record(manager, { accountId, verificationId: made.id, previousStatus: made.previousStatus, verification: made.verification, test: true }, at),
-    );
+    const change = { accountId, verificationId: made.id, previousStatus: made.previousStatus, verification: made.verification, test: true };
+    const event = await this.outbox.record(change, at);
     if (event.deliveryStatus === 'pending') this.dispatcher.dispatch([event.id]);
     return toWebhookEventResponse(event);
   }

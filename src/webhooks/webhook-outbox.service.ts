@@ -1,7 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { EntityManager } from 'typeorm';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
 import { v7 as uuidv7 } from 'uuid';
-import { Account } from 'src/accounts/account.entity';
+import { AccountsService } from 'src/accounts/accounts.service';
+import type { SqlParams } from 'src/common/pagination';
 import { WebhookEvent } from 'src/webhooks/webhook-event.entity';
 
 export const STATUS_CHANGED = 'verification.status_changed';
@@ -18,22 +20,25 @@ export interface StatusChange {
 }
 
 /**
- * Writes the outbox row inside the caller's transaction; the payload is frozen here, so the
- * delivery never reads the verification again.
+ * The outbox: every webhook event row is built here, with its payload frozen, so a delivery never
+ * reads the verification again. A status change writes its event in its own transaction through
+ * `insertFrom`; a test event is written on its own by `record`.
  */
 @Injectable()
 export class WebhookOutboxService {
-  async record(manager: EntityManager, change: StatusChange, at: Date = new Date()): Promise<WebhookEvent> {
-    const account = await manager.getRepository(Account).findOne({ where: { id: change.accountId }, select: { id: true, webhookUrl: true } });
-    const event = this.build(change, account?.webhookUrl ?? null, at);
-    await manager.insert(WebhookEvent, event);
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly accounts: AccountsService,
+  ) {}
+
+  /** Builds and writes the event of a change that belongs to no transaction of the caller's. */
+  async record(change: StatusChange, at: Date = new Date()): Promise<WebhookEvent> {
+    const event = this.build(change, await this.accounts.webhookUrl(change.accountId), at);
+    await this.dataSource.getRepository(WebhookEvent).insert(event);
     return event;
   }
 
-  /**
-   * The outbox row for a change to an account whose webhook URL is `webhookUrl`, not yet written:
-   * for a caller that inserts it in a statement of its own, inside its own transaction.
-   */
+  /** The event row for a change to an account whose webhook URL is `webhookUrl`, not yet written. */
   build(change: StatusChange, webhookUrl: string | null, at: Date = new Date()): WebhookEvent {
     const id = uuidv7();
     const payload = {
@@ -61,5 +66,26 @@ export class WebhookOutboxService {
       nextAttemptAt: hasUrl ? at : null,
       deliveredAt: null,
     } satisfies WebhookEvent);
+  }
+
+  /**
+   * `INSERT INTO webhook_events … SELECT … FROM <source>` for a built event: a statement for the
+   * caller's CTE that writes the event once per row of `source`, so it commits with the change
+   * that produced it, in the same round trip, or not at all.
+   */
+  insertFrom(source: string, event: WebhookEvent, params: SqlParams): string {
+    const values = [
+      `${params.add(event.id)}::uuid`,
+      `${params.add(event.accountId)}::uuid`,
+      `${params.add(event.verificationId)}::uuid`,
+      `${params.add(event.type)}::varchar`,
+      `${params.add(event.body)}::text`,
+      `${params.add(event.createdAt)}::timestamptz`,
+      `${params.add(event.deliveryStatus)}::varchar`,
+      `${params.add(event.lastError)}::varchar`,
+      `${params.add(event.nextAttemptAt)}::timestamptz`,
+    ];
+    return `INSERT INTO webhook_events (id, account_id, verification_id, type, body, created_at, delivery_status, last_error, next_attempt_at)
+      SELECT ${values.join(', ')} FROM ${source}`;
   }
 }

@@ -2,7 +2,6 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { Queue } from 'bull';
 import { DataSource } from 'typeorm';
-import { webhookOutboxBacklog, webhookQueueDepth } from 'src/common/metrics';
 import { WebhookDispatcher } from 'src/webhooks/webhook-dispatcher.service';
 import { DELIVERY_PRODUCER, DeliveryJobData, deliveryJobId } from 'src/webhooks/webhook-queue.constants';
 
@@ -54,14 +53,5 @@ export class WebhookSweeper {
       }
       return missing.length;
     });
-  }
-
-  async updateGauges(): Promise<void> {
-    const [{ count }] = (await this.dataSource.query(
-      `SELECT count(*)::int AS count FROM webhook_events WHERE delivery_status = 'pending' AND next_attempt_at <= now()`,
-    )) as { count: number }[];
-    webhookOutboxBacklog.set(count);
-    const counts = await this.queue.getJobCounts();
-    for (const state of ['waiting', 'active', 'delayed', 'failed'] as const) webhookQueueDepth.set({ state }, counts[state]);
   }
 }

@@ -75,9 +75,3 @@ export function mountQueueDashboard(app: INestApplication): void {
   createBullBoard({ queues: [new BullAdapter(queue)], serverAdapter: serverAdapter as unknown as BoardOptions['serverAdapter'] });
   app.use(DASHBOARD_PATH, basicAuth(config.adminToken), contractErrorBodies, serverAdapter.getRouter());
 }
-
-/** A worker process serves only health and metrics; the API routes belong to `api` processes. */
-export function workerHttpOnly(req: Request, res: Response, next: NextFunction): void {
-  if (req.path.startsWith('/health') || req.path === '/metrics') return next();
-  sendError(res, req, new ApiError('not_found', `No route ${req.method} ${req.path}`));
-}

@@ -1,0 +1,153 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { activeSecretCiphertextsOf, webhookUrlOf } from 'src/accounts/account-sql';
+import { cachedDecryptor } from 'src/accounts/secret-crypto';
+import { MicroBatcher } from 'src/common/micro-batcher';
+import type { AppConfig } from 'src/config/app-config';
+import { APP_CONFIG } from 'src/config/config.module';
+import { PgPool } from 'src/database/pg-pool';
+import type { DeliveryStatus, WebhookEvent } from 'src/webhooks/webhook-event.entity';
+import { NO_WEBHOOK_URL } from 'src/webhooks/webhook-outbox.service';
+
+/** What one delivery needs, read in one round trip: the event, its account's URL and active secrets. */
+export type DueEvent = Pick<WebhookEvent, 'id' | 'accountId' | 'body' | 'createdAt' | 'deliveryStatus' | 'cycle' | 'cycleAttempts' | 'nextAttemptAt'> & {
+  webhookUrl: string | null;
+  /** Ciphertexts of the secrets that currently sign, newest first (see `signingSecrets`). */
+  secretCiphertexts: string[];
+};
+
+/** One attempt, as it is written: the attempt row and the event's state after it. */
+export interface AttemptRecord {
+  eventId: string;
+  cycle: number;
+  at: Date;
+  responseStatus: number | null;
+  error: string | null;
+  /** The event's delivery_status after this attempt. */
+  status: DeliveryStatus;
+  nextAttemptAt: Date | null;
+  durationMs: number;
+  responseBody: string | null;
+}
+
+// Every delivery that reaches this step in the same turn of the event loop is read in one go.
+const LOAD_SQL = `
+  SELECT e.id, e.account_id AS "accountId", e.body, e.created_at AS "createdAt", e.delivery_status AS "deliveryStatus",
+         e.cycle, e.cycle_attempts AS "cycleAttempts", e.next_attempt_at AS "nextAttemptAt",
+         ${webhookUrlOf('e.account_id')} AS "webhookUrl", ${activeSecretCiphertextsOf('e.account_id')} AS "secretCiphertexts"
+    FROM webhook_events e
+   WHERE e.id = ANY($1::uuid[])`;
+
+// One statement for a batch of attempts, so atomic without a transaction: each event's new state
+// and its attempt row, or nothing for an event that moved on meanwhile (no row updated, none
+// inserted). Returns the (1-based) positions of the attempts that were recorded.
+const RECORD_SQL = `
+  WITH input AS (
+    SELECT * FROM unnest($1::uuid[], $2::integer[], $3::timestamptz[], $4::integer[], $5::varchar[], $6::varchar[],
+                         $7::timestamptz[], $8::integer[], $9::varchar[])
+      WITH ORDINALITY AS t(id, cycle, at, response_status, error, status, next_attempt_at, duration_ms, response_body, n)),
+  updated AS (
+    UPDATE webhook_events e
+       SET attempt_count = e.attempt_count + 1, cycle_attempts = e.cycle_attempts + 1,
+           last_attempt_at = i.at, last_response_status = i.response_status, last_error = i.error,
+           delivery_status = i.status, next_attempt_at = i.next_attempt_at,
+           delivered_at = CASE WHEN i.status = 'delivered' THEN now() ELSE e.delivered_at END
+      FROM input i
+     WHERE e.id = i.id AND e.cycle = i.cycle AND e.delivery_status = 'pending'
+    RETURNING e.id, e.attempt_count, i.at, i.response_status, i.duration_ms, i.error, i.response_body, i.n),
+  inserted AS (
+    INSERT INTO webhook_attempts (event_id, number, at, response_status, duration_ms, error, response_body)
+    SELECT id, attempt_count, at, response_status, duration_ms, error, response_body FROM updated)
+  SELECT n FROM updated`;
+
+const FAIL_WITHOUT_URL_SQL = `
+  UPDATE webhook_events SET delivery_status = 'failed', last_error = $3, next_attempt_at = NULL
+   WHERE id = $1 AND cycle = $2 AND delivery_status = 'pending'`;
+
+/** Waits between tries to record a delivery that succeeded, before giving up and letting the job retry. */
+const RECORD_RETRY_WAITS_MS = [200, 1_000, 3_000];
+
+/**
+ * The delivery worker's reads and writes of webhook_events and webhook_attempts. The two statements
+ * every delivery runs are prepared statements on the raw pool, each run for a whole batch of
+ * deliveries: PostgreSQL round trips were the largest cost per delivery in bench:webhooks.
+ */
+@Injectable()
+export class DeliveryStore {
+  private readonly logger = new Logger(DeliveryStore.name);
+  private readonly decrypt: (ciphertext: string) => string;
+  private readonly loads = new MicroBatcher<string, DueEvent | undefined>((ids) => this.loadMany(ids));
+  // A delivery whose record fails may be POSTed again, so one bad attempt must not fail the batch.
+  // Two attempts of one event never share a statement: with both in one UPDATE … FROM, PostgreSQL
+  // would apply either, and a retry could overwrite a delivery. The later one goes in the next batch.
+  private readonly records = new MicroBatcher<AttemptRecord, boolean>((attempts) => this.recordMany(attempts), {
+    isolateFailures: true,
+    keyOf: (attempt) => attempt.eventId,
+  });
+
+  constructor(
+    private readonly pool: PgPool,
+    @Inject(APP_CONFIG) config: AppConfig,
+  ) {
+    this.decrypt = cachedDecryptor(config.secretEncryptionKey);
+  }
+
+  /** The event with what its delivery needs; undefined when it no longer exists. */
+  load(eventId: string): Promise<DueEvent | undefined> {
+    return this.loads.submit(eventId);
+  }
+
+  /** Writes the attempt and the event's new state; false when the event moved on meanwhile. */
+  record(attempt: AttemptRecord): Promise<boolean> {
+    return this.records.submit(attempt);
+  }
+
+  /**
+   * For an attempt whose POST succeeded: retries the write a few times, because a delivery whose
+   * bookkeeping hit a passing database error would otherwise be POSTed again. Idempotent: a second
+   * try finds the event no longer pending.
+   */
+  async recordUntilStored(attempt: AttemptRecord): Promise<boolean> {
+    for (const wait of RECORD_RETRY_WAITS_MS) {
+      try {
+        return await this.record(attempt);
+      } catch (error) {
+        this.logger.warn(`could not record delivered event ${attempt.eventId}, retrying in ${wait} ms: ${(error as Error).message}`);
+        await new Promise((resolve) => setTimeout(resolve, wait));
+      }
+    }
+    return this.record(attempt);
+  }
+
+  /** The event's signing secrets in clear, decrypted only for an event that is really attempted. */
+  signingSecrets(event: Pick<DueEvent, 'secretCiphertexts'>): string[] {
+    return event.secretCiphertexts.map(this.decrypt);
+  }
+
+  /** An account without a webhook URL: the event fails with no attempt. */
+  async failWithoutUrl(event: Pick<DueEvent, 'id' | 'cycle'>): Promise<void> {
+    await this.pool.query(FAIL_WITHOUT_URL_SQL, [event.id, event.cycle, NO_WEBHOOK_URL]);
+  }
+
+  private async loadMany(ids: string[]): Promise<(DueEvent | undefined)[]> {
+    const rows = await this.pool.prepared<DueEvent>('webhook-delivery-load', LOAD_SQL, [[...new Set(ids)]]);
+    const byId = new Map(rows.map((row) => [row.id, row]));
+    return ids.map((id) => byId.get(id));
+  }
+
+  private async recordMany(attempts: AttemptRecord[]): Promise<boolean[]> {
+    const column = <K extends keyof AttemptRecord>(key: K): AttemptRecord[K][] => attempts.map((attempt) => attempt[key]);
+    const rows = await this.pool.prepared<{ n: string }>('webhook-delivery-record', RECORD_SQL, [
+      column('eventId'),
+      column('cycle'),
+      column('at'),
+      column('responseStatus'),
+      column('error'),
+      column('status'),
+      column('nextAttemptAt'),
+      column('durationMs'),
+      column('responseBody'),
+    ]);
+    const recorded = new Set(rows.map((row) => Number(row.n)));
+    return attempts.map((_, i) => recorded.has(i + 1));
+  }
+}

@@ -1,0 +1,7 @@
+import { Module } from '@nestjs/common';
+import { WebhookGauges } from 'src/webhooks/webhook-gauges.service';
+import { WebhookQueueModule } from 'src/webhooks/webhook-queue.module';
+
+/** The delivery backlog and queue-depth gauges, for the /metrics of every service role (not the CLI). */
+@Module({ imports: [WebhookQueueModule], providers: [WebhookGauges] })
+export class WebhookGaugesModule {}

@@ -1,0 +1,29 @@
+import { Counter, Gauge, Histogram } from 'prom-client';
+import { metricsRegistry } from 'src/common/metrics';
+
+export const webhookDeliveries = new Counter({
+  name: 'webhook_delivery_attempts_total',
+  help: 'Webhook delivery attempts by outcome (delivered, http_error, timeout, network_error, blocked, no_webhook_url)',
+  labelNames: ['outcome'] as const,
+  registers: [metricsRegistry],
+});
+
+export const webhookDeliveryLatency = new Histogram({
+  name: 'webhook_delivery_latency_seconds',
+  help: 'Time from the status change commit to the 2xx from the client endpoint',
+  buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 1800, 7200, 36000],
+  registers: [metricsRegistry],
+});
+
+export const webhookQueueDepth = new Gauge({
+  name: 'webhook_queue_jobs',
+  help: 'Delivery queue jobs by state (waiting, active, delayed, failed)',
+  labelNames: ['state'] as const,
+  registers: [metricsRegistry],
+});
+
+export const webhookOutboxBacklog = new Gauge({
+  name: 'webhook_outbox_backlog',
+  help: 'Webhook events pending delivery whose next attempt is due',
+  registers: [metricsRegistry],
+});
