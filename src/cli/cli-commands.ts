@@ -7,7 +7,7 @@ import { AccountsService } from 'src/accounts/accounts.service';
 import type { CommandName } from 'src/cli/cli-args';
 import { ApiError } from 'src/common/api-error';
 import { iso } from 'src/common/time';
-import { isUuid } from 'src/common/uuid-param.pipe';
+import { isUuid } from 'src/common/uuid';
 import { validationError } from 'src/common/validation';
 import type { WebhookEventResponseDto } from 'src/webhooks/webhook-events.dto';
 import { MAX_BULK_REDELIVERY, WebhookEventsService } from 'src/webhooks/webhook-events.service';

@@ -48,7 +48,7 @@ export class AllExceptionsFilter implements ExceptionFilter {
   private toApiError(exception: unknown, req: Request): ApiError {
     if (exception instanceof ApiError) return exception;
     if (isDatabaseUnavailable(exception)) {
-      return new ApiError('service_unavailable', 'A dependency this route needs is unavailable; retry later', [{ field: 'postgres', issue: 'down' }], { 'Retry-After': '1' });
+      return ApiError.databaseUnavailable();
     }
     const parserError = exception as BodyParserError;
     if (parserError?.type === 'entity.too.large') {

@@ -1,16 +1,22 @@
-export type ErrorCode =
-  | 'validation_failed'
-  | 'invalid_cursor'
-  | 'unauthorized'
-  | 'not_found'
-  | 'method_not_allowed'
-  | 'invalid_transition'
-  | 'version_conflict'
-  | 'payload_too_large'
-  | 'unsupported_media_type'
-  | 'rate_limited'
-  | 'internal_error'
-  | 'service_unavailable';
+// Plain numbers keep this module free of Nest so the pure modules that use it stay unit-testable.
+const STATUS = {
+  validation_failed: 400,
+  invalid_cursor: 400,
+  unauthorized: 401,
+  not_found: 404,
+  method_not_allowed: 405,
+  invalid_transition: 409,
+  version_conflict: 409,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  rate_limited: 429,
+  internal_error: 500,
+  service_unavailable: 503,
+} as const;
+
+/** The contract's error codes, each with its HTTP status. */
+export type ErrorCode = keyof typeof STATUS;
+export const ERROR_CODES = Object.keys(STATUS) as ErrorCode[];
 
 export interface ErrorDetail {
   field: string;
@@ -25,22 +31,6 @@ export interface ErrorBody {
     request_id: string;
   };
 }
-
-// Plain numbers keep this module free of Nest so the pure modules that use it stay unit-testable.
-const STATUS: Record<ErrorCode, number> = {
-  validation_failed: 400,
-  invalid_cursor: 400,
-  unauthorized: 401,
-  not_found: 404,
-  method_not_allowed: 405,
-  invalid_transition: 409,
-  version_conflict: 409,
-  payload_too_large: 413,
-  unsupported_media_type: 415,
-  rate_limited: 429,
-  internal_error: 500,
-  service_unavailable: 503,
-};
 
 /** A failure the client is told about: a stable code, a readable message, per-field details. */
 export class ApiError extends Error {
@@ -66,6 +56,13 @@ export class ApiError extends Error {
 
   static unauthorized(): ApiError {
     return new ApiError('unauthorized', 'Missing or invalid credentials', [], { 'WWW-Authenticate': 'Bearer' });
+  }
+
+  /** PostgreSQL unreachable: the route answers 503 at once rather than hanging. */
+  static databaseUnavailable(): ApiError {
+    return new ApiError('service_unavailable', 'A dependency this route needs is unavailable; retry later', [{ field: 'postgres', issue: 'down' }], {
+      'Retry-After': '1',
+    });
   }
 
   toBody(requestId: string): ErrorBody {

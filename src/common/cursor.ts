@@ -1,4 +1,5 @@
 import { createHash, createHmac, hkdfSync, timingSafeEqual } from 'node:crypto';
+import { isUuid } from 'src/common/uuid';
 
 /** The position a page ended at: the sort column's value (ISO ms timestamp) and the id tie-breaker. */
 export interface CursorPosition {
@@ -9,7 +10,6 @@ export interface CursorPosition {
 export class InvalidCursorError extends Error {}
 
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /** A stable fingerprint of everything a cursor is bound to (caller, filters, sort). */
 export function cursorScope(parts: Record<string, unknown>): string {
@@ -53,7 +53,8 @@ export class CursorCodec {
       typeof parsed[0] !== 'string' ||
       typeof parsed[1] !== 'string' ||
       !ISO_MS.test(parsed[0]) ||
-      !UUID.test(parsed[1])
+      !isUuid(parsed[1]) ||
+      parsed[1] !== parsed[1].toLowerCase()
     ) {
       throw new InvalidCursorError('malformed');
     }

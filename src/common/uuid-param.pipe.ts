@@ -1,11 +1,7 @@
 import { Injectable, PipeTransform } from '@nestjs/common';
 import { ApiError } from 'src/common/api-error';
+import { isUuid } from 'src/common/uuid';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-export function isUuid(value: string): boolean {
-  return UUID.test(value);
-}
 
 /** Path ids: a malformed one is 400, and ids are compared lower-case. */
 @Injectable()

@@ -16,11 +16,6 @@ export function loadConfig(): AppConfig {
   return cached;
 }
 
-/** Tests boot several apps with different settings in one process. */
-export function resetConfigForTests(): void {
-  cached = undefined;
-}
-
 @Global()
 @Module({
   providers: [{ provide: APP_CONFIG, useFactory: loadConfig }],

@@ -1,4 +1,4 @@
-import type { ErrorCode } from 'src/common/api-error';
+import { ERROR_CODES, type ErrorCode } from 'src/common/api-error';
 
 /** The contract's error body, shared by every non-2xx response in the OpenAPI document. */
 export const ERROR_BODY_SCHEMA = {
@@ -11,20 +11,7 @@ export const ERROR_BODY_SCHEMA = {
       properties: {
         code: {
           type: 'string' as const,
-          enum: [
-            'validation_failed',
-            'invalid_cursor',
-            'unauthorized',
-            'not_found',
-            'method_not_allowed',
-            'invalid_transition',
-            'version_conflict',
-            'payload_too_large',
-            'unsupported_media_type',
-            'rate_limited',
-            'internal_error',
-            'service_unavailable',
-          ] satisfies ErrorCode[],
+          enum: ERROR_CODES,
         },
         message: { type: 'string' as const },
         details: {

@@ -13,10 +13,6 @@ export function runWithLogContext<T>(context: LogContext, fn: () => T): T {
   return storage.run(context, fn);
 }
 
-export function currentLogContext(): LogContext | undefined {
-  return storage.getStore();
-}
-
 /** The pino mixin: request id and account id of the request being served, if any. */
 export function logContextFields(): Record<string, string> {
   const context = storage.getStore();
