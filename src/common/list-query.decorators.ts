@@ -3,8 +3,9 @@ import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsOptional, IsString } from 'class-validator';
 
 /**
- * Query fields every list route shares. They arrive as strings; their meaning (ISO 8601, ranges,
- * 1-100) is checked by src/common/pagination.ts so that every list answers the same way.
+ * Query fields every list route shares. They arrive as strings; their meaning (ISO 8601 and ranges in
+ * src/common/timestamps.ts, 1-100 in src/common/pagination.ts) is checked there so that every list
+ * answers the same way.
  */
 export function TimestampBound(bound: 'Inclusive' | 'Exclusive'): PropertyDecorator {
   return applyDecorators(ApiPropertyOptional({ format: 'date-time', description: bound }), IsOptional(), IsString());

@@ -4,17 +4,9 @@ import { DataSource } from 'typeorm';
 import { CursorCodec, cursorScope } from 'src/common/cursor';
 import { CURSOR_CODEC } from 'src/common/cursor.provider';
 import { onReplica } from 'src/database/read-replica';
-import {
-  ListPage,
-  SortDirection,
-  SqlParams,
-  checkRange,
-  decodeCursor,
-  keysetCondition,
-  parseLimit,
-  parseTimestamp,
-  toPage,
-} from 'src/common/pagination';
+import { ListPage, SortDirection, decodeCursor, keysetCondition, parseLimit, toPage } from 'src/common/pagination';
+import { SqlParams } from 'src/common/sql-params';
+import { checkRange, optionalTimestamp } from 'src/common/timestamps';
 import { VERIFICATION_COLUMNS, type Verification } from 'src/verifications/verification.entity';
 import { VerificationResponseDto, toVerificationResponse } from 'src/verifications/verification.mapper';
 import type { ListVerificationsQueryDto, VerificationSort } from 'src/verifications/list-verifications.query';
@@ -41,10 +33,10 @@ export class VerificationSearchService {
 
   async list(accountId: string, query: ListVerificationsQueryDto): Promise<ListPage<VerificationResponseDto>> {
     const limit = parseLimit(query.limit);
-    const createdFrom = query.created_from === undefined ? undefined : parseTimestamp('created_from', query.created_from);
-    const createdTo = query.created_to === undefined ? undefined : parseTimestamp('created_to', query.created_to);
-    const updatedFrom = query.updated_from === undefined ? undefined : parseTimestamp('updated_from', query.updated_from);
-    const updatedTo = query.updated_to === undefined ? undefined : parseTimestamp('updated_to', query.updated_to);
+    const createdFrom = optionalTimestamp('created_from', query.created_from);
+    const createdTo = optionalTimestamp('created_to', query.created_to);
+    const updatedFrom = optionalTimestamp('updated_from', query.updated_from);
+    const updatedTo = optionalTimestamp('updated_to', query.updated_to);
     checkRange('created_from', createdFrom, 'created_to', createdTo);
     checkRange('updated_from', updatedFrom, 'updated_to', updatedTo);
     const statuses = query.status ? ([...new Set(query.status.split(','))].sort() as VerificationStatus[]) : undefined;

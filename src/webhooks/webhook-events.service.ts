@@ -5,7 +5,9 @@ import { ApiError } from 'src/common/api-error';
 import { CursorCodec, cursorScope } from 'src/common/cursor';
 import { CURSOR_CODEC } from 'src/common/cursor.provider';
 import { onReplica } from 'src/database/read-replica';
-import { ListPage, SqlParams, checkRange, decodeCursor, keysetCondition, parseLimit, parseTimestamp, toPage } from 'src/common/pagination';
+import { ListPage, decodeCursor, keysetCondition, parseLimit, toPage } from 'src/common/pagination';
+import { SqlParams } from 'src/common/sql-params';
+import { checkRange, optionalTimestamp } from 'src/common/timestamps';
 import { TestEventStatus, testVerification } from 'src/webhooks/test-event';
 import { WebhookAttempt } from 'src/webhooks/webhook-attempt.entity';
 import { WebhookDispatcher } from 'src/webhooks/webhook-dispatcher.service';
@@ -29,10 +31,6 @@ const COLUMNS = `id, account_id AS "accountId", verification_id AS "verification
 
 /** A fresh delivery cycle: the full schedule again, same id and body; attempt_count keeps counting. */
 const NEW_CYCLE = `delivery_status = 'pending', cycle = cycle + 1, cycle_attempts = 0, next_attempt_at = now()`;
-
-function optionalTimestamp(field: string, raw: string | undefined): Date | undefined {
-  return raw === undefined ? undefined : parseTimestamp(field, raw);
-}
 
 /** The client's delivery log: list, detail, replay and test events, always scoped to the account. */
 @Injectable()
