@@ -7,6 +7,7 @@
 import { Pool } from 'pg';
 import { hashSecret, looksLikeWebhookSecret } from 'src/accounts/secret-crypto';
 import { CursorCodec, cursorScope, InvalidCursorError } from 'src/common/cursor';
+import { DEFAULT_LIMIT, MAX_LIMIT } from 'src/common/pagination';
 
 export const LIST_PATH = '/api/v1/public/kyc/verifications';
 
@@ -90,10 +91,10 @@ async function authenticate(authorization: string | undefined): Promise<string |
 export async function listPage(authorization: string | undefined, query: URLSearchParams): Promise<FloorReply> {
   const accountId = await authenticate(authorization);
   if (!accountId) return reply(401, { error: { code: 'unauthorized' } });
-  const limit = Number(query.get('limit') ?? '20');
+  const limit = Number(query.get('limit') ?? DEFAULT_LIMIT);
   const sort = query.get('sort') ?? '-created_at';
   const order = SORTS[sort];
-  if (!order || !Number.isInteger(limit) || limit < 1 || limit > 100) return reply(400, { error: { code: 'validation_failed' } });
+  if (!order || !Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) return reply(400, { error: { code: 'validation_failed' } });
   const statuses = query.get('status') ? [...new Set(query.get('status')?.split(','))].sort() : undefined;
   const q = query.get('q') ?? undefined;
   const scope = cursorScope({ route: 'floor', accountId, statuses, q, sort });

@@ -1,6 +1,7 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsOptional, IsString } from 'class-validator';
+import { DEFAULT_LIMIT, MAX_LIMIT } from 'src/common/pagination';
 
 /**
  * Query fields every list route shares. They arrive as strings; their meaning (ISO 8601 and ranges in
@@ -12,7 +13,7 @@ export function TimestampBound(bound: 'Inclusive' | 'Exclusive'): PropertyDecora
 }
 
 export function PageLimit(): PropertyDecorator {
-  return applyDecorators(ApiPropertyOptional({ minimum: 1, maximum: 100, default: 20 }), IsOptional(), IsString());
+  return applyDecorators(ApiPropertyOptional({ minimum: 1, maximum: MAX_LIMIT, default: DEFAULT_LIMIT }), IsOptional(), IsString());
 }
 
 // Length and shape are the codec's business: any bad cursor is 400 invalid_cursor, not validation_failed.

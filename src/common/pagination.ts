@@ -16,10 +16,10 @@ export type SortDirection = 'ASC' | 'DESC';
 
 export function parseLimit(raw: string | undefined): number {
   if (raw === undefined) return DEFAULT_LIMIT;
-  if (!/^\d{1,4}$/.test(raw)) throw ApiError.validation('limit', 'must be an integer between 1 and 100');
+  if (!/^\d{1,4}$/.test(raw)) throw ApiError.validation('limit', `must be an integer between 1 and ${MAX_LIMIT}`);
   const limit = Number(raw);
   if (limit < 1) throw ApiError.validation('limit', 'must not be less than 1');
-  if (limit > MAX_LIMIT) throw ApiError.validation('limit', 'must not be greater than 100');
+  if (limit > MAX_LIMIT) throw ApiError.validation('limit', `must not be greater than ${MAX_LIMIT}`);
   return limit;
 }
 
