@@ -16,8 +16,8 @@ const pool = new Pool({ connectionString: process.env.DATABASE_URL, max: 20 });
 const codec = new CursorCodec(Buffer.from(process.env.SECRET_ENCRYPTION_KEY ?? '', 'base64'));
 
 // The SQL below is copied verbatim from AccountsService.accountIdForSecret,
-// VerificationSearchService.list and VERIFICATION_COLUMNS (src/accounts/accounts.service.ts,
-// src/verifications/verification-search.service.ts, src/verifications/verification.entity.ts).
+// VerificationSearchService.list with keysetList and VERIFICATION_COLUMNS (src/accounts/accounts.service.ts,
+// src/verifications/verification-search.service.ts, src/common/keyset-list.ts, src/verifications/verification.entity.ts).
 // main.ts checks before every run that the floor and the service return the same rows for every
 // scenario.
 const AUTH_SQL = `SELECT account_id FROM account_secrets
