@@ -7,6 +7,7 @@
 import { Pool } from 'pg';
 import { hashSecret, looksLikeWebhookSecret } from 'src/accounts/secret-crypto';
 import { CursorCodec, cursorScope, InvalidCursorError } from 'src/common/cursor';
+import { DEFAULT_LIMIT, MAX_LIMIT } from 'src/common/pagination';
 
 export const LIST_PATH = '/api/v1/public/kyc/verifications';
 
@@ -15,8 +16,8 @@ const pool = new Pool({ connectionString: process.env.DATABASE_URL, max: 20 });
 const codec = new CursorCodec(Buffer.from(process.env.SECRET_ENCRYPTION_KEY ?? '', 'base64'));
 
 // The SQL below is copied verbatim from AccountsService.accountIdForSecret,
-// VerificationSearchService.list and VERIFICATION_COLUMNS (src/accounts/accounts.service.ts,
-// src/verifications/verification-search.service.ts, src/verifications/verification.entity.ts).
+// VerificationSearchService.list with keysetList and VERIFICATION_COLUMNS (src/accounts/accounts.service.ts,
+// src/verifications/verification-search.service.ts, src/common/keyset-list.ts, src/verifications/verification.entity.ts).
 // main.ts checks before every run that the floor and the service return the same rows for every
 // scenario.
 const AUTH_SQL = `SELECT account_id FROM account_secrets
@@ -90,10 +91,10 @@ async function authenticate(authorization: string | undefined): Promise<string |
 export async function listPage(authorization: string | undefined, query: URLSearchParams): Promise<FloorReply> {
   const accountId = await authenticate(authorization);
   if (!accountId) return reply(401, { error: { code: 'unauthorized' } });
-  const limit = Number(query.get('limit') ?? '20');
+  const limit = Number(query.get('limit') ?? DEFAULT_LIMIT);
   const sort = query.get('sort') ?? '-created_at';
   const order = SORTS[sort];
-  if (!order || !Number.isInteger(limit) || limit < 1 || limit > 100) return reply(400, { error: { code: 'validation_failed' } });
+  if (!order || !Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) return reply(400, { error: { code: 'validation_failed' } });
   const statuses = query.get('status') ? [...new Set(query.get('status')?.split(','))].sort() : undefined;
   const q = query.get('q') ?? undefined;
   const scope = cursorScope({ route: 'floor', accountId, statuses, q, sort });

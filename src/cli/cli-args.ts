@@ -1,5 +1,7 @@
 /** The operations CLI's grammar: commands, their arguments and options. No Nest here, so it is unit-tested. */
 
+import { DEFAULT_LIMIT, MAX_LIMIT } from 'src/common/pagination';
+
 export type CommandName = 'accounts:create' | 'accounts:rotate-secret' | 'deliveries:failed' | 'deliveries:replay';
 
 interface CommandSpec {
@@ -29,8 +31,8 @@ const COMMANDS: Readonly<Record<CommandName, CommandSpec>> = {
   'deliveries:failed': {
     positionals: ['<account-id>'],
     options: { limit: '<n>' },
-    integers: { limit: [1, 100] },
-    summary: 'List the account\'s failed webhook events, newest first (default limit 20)',
+    integers: { limit: [1, MAX_LIMIT] },
+    summary: `List the account's failed webhook events, newest first (default limit ${DEFAULT_LIMIT})`,
   },
   'deliveries:replay': {
     positionals: ['<account-id>'],

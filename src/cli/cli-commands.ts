@@ -6,6 +6,7 @@ import { CreateAccountDto } from 'src/accounts/accounts.dto';
 import { AccountsService } from 'src/accounts/accounts.service';
 import type { CommandName } from 'src/cli/cli-args';
 import { ApiError } from 'src/common/api-error';
+import { MAX_LIMIT } from 'src/common/pagination';
 import { iso } from 'src/common/time';
 import { isUuid } from 'src/common/uuid';
 import { validationError } from 'src/common/validation';
@@ -68,7 +69,7 @@ export async function runCommand(app: INestApplicationContext, command: CommandN
       await accounts.get(accountId);
       const page = await events.list(accountId, { delivery_status: 'failed', limit: options.limit });
       if (page.data.length === 0) return `No failed webhook events for account ${accountId}.\n`;
-      const more = page.has_more ? ` (more exist: raise --limit, up to 100, or use the delivery-log API)` : '';
+      const more = page.has_more ? ` (more exist: raise --limit, up to ${MAX_LIMIT}, or use the delivery-log API)` : '';
       return `${page.data.length} failed webhook event(s), newest first${more}:\n${failedTable(page.data)}`;
     }
     case 'deliveries:replay': {

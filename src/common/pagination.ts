@@ -1,5 +1,6 @@
 import { ApiError } from 'src/common/api-error';
 import { CursorCodec, CursorPosition, InvalidCursorError } from 'src/common/cursor';
+import type { SqlParams } from 'src/common/sql-params';
 
 export const DEFAULT_LIMIT = 20;
 export const MAX_LIMIT = 100;
@@ -13,51 +14,12 @@ export interface ListPage<T> {
 
 export type SortDirection = 'ASC' | 'DESC';
 
-/** Collects positional parameters so no value is ever spliced into SQL text. */
-export class SqlParams {
-  readonly values: unknown[] = [];
-
-  add(value: unknown): string {
-    this.values.push(value);
-    return `$${this.values.length}`;
-  }
-}
-
-const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
-const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?$/i;
-
-function isCalendarDate(day: string): boolean {
-  const date = new Date(`${day}T00:00:00Z`);
-  return !Number.isNaN(date.getTime()) && date.toISOString().slice(0, 10) === day;
-}
-
-/** ISO 8601 date or date-time; a date-time without a zone is read as UTC. */
-export function parseTimestamp(field: string, raw: string): Date {
-  const dateTime = DATE_TIME.exec(raw);
-  if ((!dateTime && !DATE_ONLY.test(raw)) || !isCalendarDate(raw.slice(0, 10))) {
-    throw ApiError.validation(field, 'must be an ISO 8601 date-time');
-  }
-  const text = !dateTime ? `${raw}T00:00:00Z` : dateTime[1] ? raw : `${raw}Z`;
-  const date = new Date(text);
-  if (Number.isNaN(date.getTime())) throw ApiError.validation(field, 'must be an ISO 8601 date-time');
-  // Stored values are whole milliseconds and Date truncates finer digits; rounding a sub-millisecond
-  // bound up keeps both `from >= x` and `to < x` exact against millisecond values.
-  const subMillis = /\.\d{3}(\d+)/.exec(raw)?.[1];
-  return subMillis && /[1-9]/.test(subMillis) ? new Date(date.getTime() + 1) : date;
-}
-
-export function checkRange(fromField: string, from: Date | undefined, toField: string, to: Date | undefined): void {
-  if (from && to && from.getTime() > to.getTime()) {
-    throw ApiError.validation(fromField, `must not be after ${toField}`);
-  }
-}
-
 export function parseLimit(raw: string | undefined): number {
   if (raw === undefined) return DEFAULT_LIMIT;
-  if (!/^\d{1,4}$/.test(raw)) throw ApiError.validation('limit', 'must be an integer between 1 and 100');
+  if (!/^\d{1,4}$/.test(raw)) throw ApiError.validation('limit', `must be an integer between 1 and ${MAX_LIMIT}`);
   const limit = Number(raw);
   if (limit < 1) throw ApiError.validation('limit', 'must not be less than 1');
-  if (limit > MAX_LIMIT) throw ApiError.validation('limit', 'must not be greater than 100');
+  if (limit > MAX_LIMIT) throw ApiError.validation('limit', `must not be greater than ${MAX_LIMIT}`);
   return limit;
 }
 

@@ -1,4 +1,5 @@
 import { ERROR_CODES, type ErrorCode } from 'src/common/api-error';
+import { MAX_LIMIT } from 'src/common/pagination';
 
 /** The contract's error body, shared by every non-2xx response in the OpenAPI document. */
 export const ERROR_BODY_SCHEMA = {
@@ -29,8 +30,8 @@ export const ERROR_BODY_SCHEMA = {
   example: {
     error: {
       code: 'validation_failed',
-      message: 'limit must not be greater than 100',
-      details: [{ field: 'limit', issue: 'must not be greater than 100' }],
+      message: `limit must not be greater than ${MAX_LIMIT}`,
+      details: [{ field: 'limit', issue: `must not be greater than ${MAX_LIMIT}` }],
       request_id: '9b1c2f0e-5d1a-4c4e-9a57-3f1f1e0b7c11',
     },
   },
@@ -56,7 +57,7 @@ export const STATUS_CODES: Record<number, string> = {
 
 const EXAMPLES: Record<number, [ErrorCode, string, { field: string; issue: string }[]][]> = {
   400: [
-    ['validation_failed', 'limit must not be greater than 100', [{ field: 'limit', issue: 'must not be greater than 100' }]],
+    ['validation_failed', `limit must not be greater than ${MAX_LIMIT}`, [{ field: 'limit', issue: `must not be greater than ${MAX_LIMIT}` }]],
     ['invalid_cursor', 'cursor is invalid', []],
   ],
   401: [['unauthorized', 'Missing or invalid credentials', []]],

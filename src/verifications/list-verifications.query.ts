@@ -1,8 +1,10 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsOptional, IsString, Matches, MaxLength, MinLength } from 'class-validator';
+import { commaListOf } from 'src/common/comma-list';
 import { PageCursor, PageLimit, TimestampBound } from 'src/common/list-query.decorators';
+import { VERIFICATION_STATUSES } from 'src/verifications/verification.types';
 
-const STATUS_LIST = /^(pending|processing|approved|rejected)(,(pending|processing|approved|rejected))*$/;
+const STATUS_LIST = commaListOf(VERIFICATION_STATUSES);
 export const VERIFICATION_SORTS = ['-created_at', 'created_at', '-updated_at', 'updated_at'] as const;
 export type VerificationSort = (typeof VERIFICATION_SORTS)[number];
 
@@ -11,7 +13,7 @@ export class ListVerificationsQueryDto {
   @ApiPropertyOptional({ description: 'Comma-separated statuses', example: 'approved,rejected' })
   @IsOptional()
   @IsString()
-  @Matches(STATUS_LIST, { message: 'status must be a comma-separated list of pending, processing, approved, rejected' })
+  @Matches(STATUS_LIST, { message: `status must be a comma-separated list of ${VERIFICATION_STATUSES.join(', ')}` })
   status?: string;
 
   @ApiPropertyOptional({ maxLength: 255 })

@@ -5,7 +5,7 @@ import { v7 as uuidv7 } from 'uuid';
 import { webhookUrlOf } from 'src/accounts/account-sql';
 import { AccountsService } from 'src/accounts/accounts.service';
 import { ApiError } from 'src/common/api-error';
-import { SqlParams } from 'src/common/pagination';
+import { SqlParams } from 'src/common/sql-params';
 import { onReplica } from 'src/database/read-replica';
 import { VerificationStatusHistory } from 'src/verifications/verification-status-history.entity';
 import { VERIFICATION_COLUMNS, Verification } from 'src/verifications/verification.entity';

@@ -1,17 +1,20 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsOptional, IsString, IsUUID, Matches } from 'class-validator';
+import { commaListOf } from 'src/common/comma-list';
 import { PageCursor, PageLimit, TimestampBound } from 'src/common/list-query.decorators';
 import { DELIVERY_STATUSES, type DeliveryStatus } from 'src/webhooks/webhook-event.entity';
 import { TEST_EVENT_STATUSES, type TestEventStatus } from 'src/webhooks/test-event';
 
-const DELIVERY_STATUS_LIST = /^(pending|delivered|failed)(,(pending|delivered|failed))*$/;
-const REDELIVERABLE_LIST = /^(delivered|failed)(,(delivered|failed))*$/;
+/** `pending` is not among them: those events are still being delivered. */
+const REDELIVERABLE_STATUSES = ['failed', 'delivered'] as const satisfies readonly DeliveryStatus[];
+const DELIVERY_STATUS_LIST = commaListOf(DELIVERY_STATUSES);
+const REDELIVERABLE_LIST = commaListOf(REDELIVERABLE_STATUSES);
 
 export class ListWebhookEventsQueryDto {
   @ApiPropertyOptional({ description: 'Comma-separated delivery statuses', example: 'failed' })
   @IsOptional()
   @IsString()
-  @Matches(DELIVERY_STATUS_LIST, { message: 'delivery_status must be a comma-separated list of pending, delivered, failed' })
+  @Matches(DELIVERY_STATUS_LIST, { message: `delivery_status must be a comma-separated list of ${DELIVERY_STATUSES.join(', ')}` })
   delivery_status?: string;
 
   @ApiPropertyOptional({ format: 'uuid' })
@@ -41,7 +44,7 @@ export class BulkRedeliverDto {
       'first; call again for the rest.',
   })
   @IsString()
-  @Matches(REDELIVERABLE_LIST, { message: 'delivery_status must be a comma-separated list of failed, delivered' })
+  @Matches(REDELIVERABLE_LIST, { message: `delivery_status must be a comma-separated list of ${REDELIVERABLE_STATUSES.join(', ')}` })
   delivery_status!: string;
 
   @TimestampBound('Inclusive')

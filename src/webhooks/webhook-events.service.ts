@@ -2,10 +2,14 @@ import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { ApiError } from 'src/common/api-error';
-import { CursorCodec, cursorScope } from 'src/common/cursor';
+import { parseCommaList } from 'src/common/comma-list';
+import { CursorCodec } from 'src/common/cursor';
 import { CURSOR_CODEC } from 'src/common/cursor.provider';
 import { onReplica } from 'src/database/read-replica';
-import { ListPage, SqlParams, checkRange, decodeCursor, keysetCondition, parseLimit, parseTimestamp, toPage } from 'src/common/pagination';
+import { KeysetSort, filter, keysetList } from 'src/common/keyset-list';
+import type { ListPage } from 'src/common/pagination';
+import { SqlParams } from 'src/common/sql-params';
+import { checkRange, optionalTimestamp } from 'src/common/timestamps';
 import { TestEventStatus, testVerification } from 'src/webhooks/test-event';
 import { WebhookAttempt } from 'src/webhooks/webhook-attempt.entity';
 import { WebhookDispatcher } from 'src/webhooks/webhook-dispatcher.service';
@@ -27,12 +31,11 @@ const COLUMNS = `id, account_id AS "accountId", verification_id AS "verification
   last_attempt_at AS "lastAttemptAt", last_response_status AS "lastResponseStatus", last_error AS "lastError",
   next_attempt_at AS "nextAttemptAt", delivered_at AS "deliveredAt"`;
 
+/** The delivery log is newest first, and has no sort parameter. */
+const NEWEST_FIRST: KeysetSort<WebhookEvent> = { column: 'created_at', direction: 'DESC', at: (row) => row.createdAt };
+
 /** A fresh delivery cycle: the full schedule again, same id and body; attempt_count keeps counting. */
 const NEW_CYCLE = `delivery_status = 'pending', cycle = cycle + 1, cycle_attempts = 0, next_attempt_at = now()`;
-
-function optionalTimestamp(field: string, raw: string | undefined): Date | undefined {
-  return raw === undefined ? undefined : parseTimestamp(field, raw);
-}
 
 /** The client's delivery log: list, detail, replay and test events, always scoped to the account. */
 @Injectable()
@@ -45,33 +48,25 @@ export class WebhookEventsService {
   ) {}
 
   async list(accountId: string, query: ListWebhookEventsQueryDto): Promise<ListPage<WebhookEventResponseDto>> {
-    const limit = parseLimit(query.limit);
-    const createdFrom = optionalTimestamp('created_from', query.created_from);
-    const createdTo = optionalTimestamp('created_to', query.created_to);
-    checkRange('created_from', createdFrom, 'created_to', createdTo);
-    const statuses = query.delivery_status ? [...new Set(query.delivery_status.split(','))].sort() : undefined;
-    const verificationId = query.verification_id?.toLowerCase();
-    const scope = cursorScope({
-      route: 'webhook-events',
-      accountId,
-      statuses,
-      verificationId,
-      createdFrom: createdFrom?.toISOString(),
-      createdTo: createdTo?.toISOString(),
-    });
-    const position = decodeCursor(this.cursors, scope, query.cursor);
-
-    const params = new SqlParams();
-    const where = [`account_id = ${params.add(accountId)}`];
-    if (statuses) where.push(`delivery_status = ANY(${params.add(statuses)}::varchar[])`);
-    if (verificationId) where.push(`verification_id = ${params.add(verificationId)}`);
-    if (createdFrom) where.push(`created_at >= ${params.add(createdFrom)}`);
-    if (createdTo) where.push(`created_at < ${params.add(createdTo)}`);
-    if (position) where.push(keysetCondition(params, 'created_at', 'DESC', position));
-    const sql = `SELECT ${COLUMNS} FROM webhook_events WHERE ${where.join(' AND ')}
-        ORDER BY created_at DESC, id DESC LIMIT ${params.add(limit + 1)}`;
-    const rows: WebhookEvent[] = await onReplica(this.dataSource, (manager) => manager.query(sql, params.values));
-    return toPage(rows, limit, toWebhookEventResponse, (row) => ({ value: row.createdAt.toISOString(), id: row.id }), this.cursors, scope);
+    return keysetList<WebhookEvent, WebhookEventResponseDto>(
+      this.cursors,
+      {
+        route: 'webhook-events',
+        accountId,
+        limit: query.limit,
+        cursor: query.cursor,
+        table: 'webhook_events',
+        columns: COLUMNS,
+        filters: [
+          filter('statuses', parseCommaList(query.delivery_status), (statuses, params) => `delivery_status = ANY(${params.add(statuses)}::varchar[])`),
+          filter('verificationId', query.verification_id?.toLowerCase(), (id, params) => `verification_id = ${params.add(id)}`),
+        ],
+        ranges: [{ name: 'created', from: query.created_from, to: query.created_to }],
+        sort: NEWEST_FIRST,
+        toJson: toWebhookEventResponse,
+      },
+      (sql, values) => onReplica(this.dataSource, (manager) => manager.query(sql, values)),
+    );
   }
 
   async get(accountId: string, id: string): Promise<WebhookEventDetailResponseDto> {

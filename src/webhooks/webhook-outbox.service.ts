@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { v7 as uuidv7 } from 'uuid';
 import { AccountsService } from 'src/accounts/accounts.service';
-import type { SqlParams } from 'src/common/pagination';
+import type { SqlParams } from 'src/common/sql-params';
 import { WebhookEvent } from 'src/webhooks/webhook-event.entity';
 
 export const STATUS_CHANGED = 'verification.status_changed';
