@@ -4,8 +4,8 @@ import { ConfigError } from 'src/config/app-config';
 import { loadConfig } from 'src/config/config.module';
 import { createApp } from 'src/create-app';
 import { runMigrations } from 'src/database/migrate';
-import { demoEnvironment, resetDemoDatabase, resetDemoQueue } from 'src/demo/demo-env';
-import { DemoReceiver, ReceivedWebhook } from 'src/demo/demo-receiver';
+import { demoEnvironment, resetDemoDatabase, resetDemoQueue } from './demo-env';
+import { DemoReceiver, ReceivedWebhook } from './demo-receiver';
 
 const WEBHOOK_WAIT_MS = 20_000;
 
