@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { Client } from 'pg';
 
-const DEMO_JS = join(__dirname, '..', 'dist', 'src', 'demo', 'main.js');
+const DEMO_JS = join(__dirname, '..', 'dist', 'demo', 'main.js');
 
 /** The demo's database: the configured one's name + `_demo` (here the run's test database). */
 function demoDatabaseUrl(): URL {

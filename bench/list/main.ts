@@ -15,6 +15,7 @@ import { cpus, loadavg } from 'node:os';
 import { writeFileSync } from 'node:fs';
 import autocannon from 'autocannon';
 import { Client } from 'pg';
+import { parseFlags, positiveInteger, readOptions } from '../common/flags';
 import { prepareBenchDatabase } from './bench-database';
 import {
   BENCH_ADMIN_TOKEN,
@@ -91,22 +92,23 @@ function log(line: string): void {
 }
 
 function parseOptions(argv: string[]): Options {
-  const value = (name: string, fallback: number): number => {
-    const index = argv.indexOf(`--${name}`);
-    if (index === -1) return fallback;
-    const parsed = Number(argv[index + 1]);
-    if (!Number.isInteger(parsed) || parsed < 1) throw new Error(`--${name} needs a positive integer`);
-    return parsed;
-  };
-  const out = argv.indexOf('--out');
+  const values = parseFlags(argv, {
+    reseed: { type: 'boolean' },
+    duration: { type: 'string' },
+    slices: { type: 'string' },
+    warmup: { type: 'string' },
+    connections: { type: 'string' },
+    hops: { type: 'string' },
+    out: { type: 'string' },
+  });
   return {
-    reseed: argv.includes('--reseed'),
-    duration: value('duration', 15),
-    slices: value('slices', 5),
-    warmup: value('warmup', 3),
-    connections: value('connections', 50),
-    hops: value('hops', 200),
-    out: out === -1 ? undefined : argv[out + 1],
+    reseed: values.reseed === true,
+    duration: positiveInteger(values, 'duration', 15),
+    slices: positiveInteger(values, 'slices', 5),
+    warmup: positiveInteger(values, 'warmup', 3),
+    connections: positiveInteger(values, 'connections', 50),
+    hops: positiveInteger(values, 'hops', 200),
+    out: values.out,
   };
 }
 
@@ -261,7 +263,7 @@ async function describeMachine(databaseUrl: string): Promise<string> {
 }
 
 async function main(): Promise<void> {
-  const options = parseOptions(process.argv.slice(2));
+  const options = readOptions('bench:list', parseOptions);
   const databaseUrl = benchDatabaseUrl();
   await prepareBenchDatabase(databaseUrl, options.reseed, log);
   const machine = await describeMachine(databaseUrl);

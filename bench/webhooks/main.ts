@@ -15,6 +15,7 @@
 import { cpus, loadavg } from 'node:os';
 import { writeFileSync } from 'node:fs';
 import { Client } from 'pg';
+import { FlagError, parseFlags, positiveInteger, readOptions } from '../common/flags';
 import {
   BENCH_ADMIN_TOKEN,
   BENCH_INTERNAL_API_TOKEN,
@@ -68,34 +69,52 @@ function log(line: string): void {
   process.stdout.write(`${line}\n`);
 }
 
+const PHASES = ['throughput', 'latency', 'drain', 'floors'];
+
+/** --skip's comma-separated phases; a typo would otherwise run the phase it meant to skip. */
+function phasesToSkip(list = ''): string[] {
+  const phases = list.split(',').filter(Boolean);
+  const unknown = phases.find((phase) => !PHASES.includes(phase));
+  if (unknown !== undefined) throw new FlagError(`--skip: "${unknown}" is none of ${PHASES.join(', ')}`);
+  return phases;
+}
+
+/** The --env KEY=VALUE pairs (the value may hold "=" itself). */
+function extraEnv(pairs: string[] = []): Record<string, string> {
+  const bad = pairs.find((pair) => !/^[^=]+=/.test(pair));
+  if (bad !== undefined) throw new FlagError(`--env needs KEY=VALUE, not "${bad}"`);
+  return Object.fromEntries(pairs.map((pair) => pair.split(/=(.*)/s).slice(0, 2)));
+}
+
 function parseOptions(argv: string[]): Options {
-  const value = (name: string, fallback: number): number => {
-    const index = argv.indexOf(`--${name}`);
-    if (index === -1) return fallback;
-    const parsed = Number(argv[index + 1]);
-    if (!Number.isInteger(parsed) || parsed < 1) throw new Error(`--${name} needs a positive integer`);
-    return parsed;
-  };
-  const role = argv.indexOf('--role');
-  const roleValue = role === -1 ? 'split' : argv[role + 1];
-  if (roleValue !== 'split' && roleValue !== 'all') throw new Error('--role is split or all');
-  const out = argv.indexOf('--out');
-  const profile = argv.indexOf('--profile-worker');
+  const values = parseFlags(argv, {
+    changes: { type: 'string' },
+    connections: { type: 'string' },
+    rate: { type: 'string' },
+    accounts: { type: 'string' },
+    verifications: { type: 'string' },
+    concurrency: { type: 'string' },
+    role: { type: 'string', default: 'split' },
+    'no-drain': { type: 'boolean' },
+    out: { type: 'string' },
+    'profile-worker': { type: 'string' },
+    skip: { type: 'string' },
+    env: { type: 'string', multiple: true },
+  });
+  if (values.role !== 'split' && values.role !== 'all') throw new FlagError('--role is split or all');
   return {
-    changes: value('changes', 20_000),
-    connections: value('connections', 50),
-    rate: value('rate', 200),
-    accounts: value('accounts', 50),
-    verifications: value('verifications', 1_000),
-    concurrency: value('concurrency', 50),
-    role: roleValue,
-    drain: !argv.includes('--no-drain'),
-    out: out === -1 ? undefined : argv[out + 1],
-    profileWorker: profile === -1 ? undefined : argv[profile + 1],
-    env: Object.fromEntries(
-      argv.flatMap((arg, i) => (arg === '--env' && argv[i + 1]?.includes('=') ? [(argv[i + 1] as string).split(/=(.*)/s).slice(0, 2)] : [])),
-    ),
-    skip: argv.includes('--skip') ? (argv[argv.indexOf('--skip') + 1] ?? '').split(',') : [],
+    changes: positiveInteger(values, 'changes', 20_000),
+    connections: positiveInteger(values, 'connections', 50),
+    rate: positiveInteger(values, 'rate', 200),
+    accounts: positiveInteger(values, 'accounts', 50),
+    verifications: positiveInteger(values, 'verifications', 1_000),
+    concurrency: positiveInteger(values, 'concurrency', 50),
+    role: values.role,
+    drain: values['no-drain'] !== true,
+    out: values.out,
+    profileWorker: values['profile-worker'],
+    env: extraEnv(values.env),
+    skip: phasesToSkip(values.skip),
   };
 }
 
@@ -137,7 +156,7 @@ function describeDrive(what: string, drive: DriveResult): void {
 }
 
 async function main(): Promise<void> {
-  const options = parseOptions(process.argv.slice(2));
+  const options = readOptions('bench:webhooks', parseOptions);
   const databaseUrl = benchDatabaseUrl();
   const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
   log(`preparing ${new URL(databaseUrl).pathname.slice(1)} (dropped, created, migrated)`);

@@ -1,5 +1,6 @@
 /** The operations CLI's grammar: commands, their arguments and options. No Nest here, so it is unit-tested. */
 
+import * as util from 'node:util';
 import { DEFAULT_LIMIT, MAX_LIMIT } from 'src/common/pagination';
 
 export type CommandName = 'accounts:create' | 'accounts:rotate-secret' | 'deliveries:failed' | 'deliveries:replay';
@@ -53,6 +54,30 @@ function isCommand(name: string): name is CommandName {
   return Object.prototype.hasOwnProperty.call(COMMANDS, name);
 }
 
+/** The arguments and options after the command, refused in this grammar's one-line words. */
+function readOptions(command: CommandName, spec: CommandSpec, argv: string[]): { args: string[]; options: Record<string, string> } {
+  const types = Object.fromEntries(Object.keys(spec.options).map((name) => [name, { type: 'string' as const }]));
+  // Tokens, not strict mode: strict calls "--grace-seconds -1" ambiguous, in its own words, before the range check.
+  const { tokens } = util.parseArgs({ args: argv, options: types, strict: false, allowPositionals: true, tokens: true });
+  const args: string[] = [];
+  const options: Record<string, string> = {};
+  tokens.forEach((token, i) => {
+    if (token.kind === 'option-terminator') throw new CliUsageError(`${command}: unknown option --`);
+    if (token.kind === 'positional') args.push(token.value);
+    else if (!token.rawName.startsWith('--')) {
+      // A word with one dash is an argument here; node splits "-ab" into one token per letter.
+      if (tokens[i - 1]?.index !== token.index) args.push(argv[token.index]);
+    } else {
+      const { name, value } = token;
+      if (!Object.prototype.hasOwnProperty.call(spec.options, name)) throw new CliUsageError(`${command}: unknown option --${name}`);
+      if (name in options) throw new CliUsageError(`${command}: --${name} given twice`);
+      if (value === undefined || (!token.inlineValue && value.startsWith('--'))) throw new CliUsageError(`${command}: --${name} needs a value ${spec.options[name]}`);
+      options[name] = value;
+    }
+  });
+  return { args, options };
+}
+
 export function parseArgs(argv: readonly string[]): ParsedArgs {
   const [first, ...rest] = argv;
   if (first === undefined || first === '--help' || first === '-h' || first === 'help') return { kind: 'help' };
@@ -60,23 +85,7 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
   const spec = COMMANDS[first];
   if (rest.includes('--help') || rest.includes('-h')) return { kind: 'help', command: first };
 
-  const args: string[] = [];
-  const options: Record<string, string> = {};
-  for (let i = 0; i < rest.length; i++) {
-    const token = rest[i];
-    if (!token.startsWith('--')) {
-      args.push(token);
-      continue;
-    }
-    const eq = token.indexOf('=');
-    const name = token.slice(2, eq === -1 ? undefined : eq);
-    if (!Object.prototype.hasOwnProperty.call(spec.options, name)) throw new CliUsageError(`${first}: unknown option --${name}`);
-    if (name in options) throw new CliUsageError(`${first}: --${name} given twice`);
-    const value = eq === -1 ? rest[++i] : token.slice(eq + 1);
-    if (value === undefined || (eq === -1 && value.startsWith('--'))) throw new CliUsageError(`${first}: --${name} needs a value ${spec.options[name]}`);
-    options[name] = value;
-  }
-
+  const { args, options } = readOptions(first, spec, rest);
   if (args.length < spec.positionals.length) throw new CliUsageError(`${first}: missing ${spec.positionals[args.length]}`);
   if (args.length > spec.positionals.length) throw new CliUsageError(`${first}: unexpected argument "${args[spec.positionals.length]}"`);
   for (const name of spec.required ?? []) {
