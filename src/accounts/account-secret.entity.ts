@@ -1,4 +1,5 @@
-import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
+import { Column, Entity, ForeignKey, Index, PrimaryColumn } from 'typeorm';
+import { Account } from 'src/accounts/account.entity';
 
 @Entity({ name: 'account_secrets' })
 @Index('account_secrets_account_idx', ['accountId', 'createdAt'])
@@ -6,6 +7,7 @@ export class AccountSecret {
   @PrimaryColumn('uuid')
   id!: string;
 
+  @ForeignKey(() => Account, { name: 'account_secrets_account_id_fkey', onDelete: 'CASCADE' })
   @Column({ name: 'account_id', type: 'uuid' })
   accountId!: string;
 

@@ -41,3 +41,13 @@ export function poolSettings(queryTimeoutMs?: number) {
     ...(queryTimeoutMs === undefined ? {} : { query_timeout: queryTimeoutMs }),
   };
 }
+
+/**
+ * For the migration runner: no statement time-out, as index builds on a large table may run for
+ * minutes; no entities, as migrations are plain SQL and the entities' generated column would make
+ * TypeORM add its typeorm_metadata table to the schema.
+ */
+export function migrationDataSourceOptions(databaseUrl: string): DataSourceOptions {
+  const options = dataSourceOptions(databaseUrl);
+  return { ...options, entities: [], extra: { ...options.extra, statement_timeout: 0 } } as DataSourceOptions;
+}

@@ -1,9 +1,9 @@
 import 'reflect-metadata';
 import { Client } from 'pg';
-import { DataSource, DataSourceOptions } from 'typeorm';
+import { DataSource } from 'typeorm';
 import { ConfigError } from 'src/config/app-config';
 import { loadConfig } from 'src/config/config.module';
-import { dataSourceOptions } from 'src/database/data-source-options';
+import { migrationDataSourceOptions } from 'src/database/data-source-options';
 
 /** Creates the database named in the URL when it does not exist yet. */
 export async function createDatabaseIfMissing(databaseUrl: string): Promise<void> {
@@ -27,9 +27,7 @@ export async function createDatabaseIfMissing(databaseUrl: string): Promise<void
 
 /** Applies pending migrations; idempotent, and serialised across concurrent runners. */
 export async function runMigrations(databaseUrl: string): Promise<string[]> {
-  const options = dataSourceOptions(databaseUrl);
-  // Index builds on a large table may run for minutes: no statement time-out for migrations.
-  const dataSource = new DataSource({ ...options, extra: { ...options.extra, statement_timeout: 0 } } as DataSourceOptions);
+  const dataSource = new DataSource(migrationDataSourceOptions(databaseUrl));
   await dataSource.initialize();
   const lock = dataSource.createQueryRunner();
   try {

@@ -1,8 +1,10 @@
-import { Column, Entity, PrimaryColumn } from 'typeorm';
+import { Column, Entity, ForeignKey, PrimaryColumn } from 'typeorm';
+import { Verification } from 'src/verifications/verification.entity';
 import type { VerificationStatus } from 'src/verifications/verification.types';
 
 @Entity({ name: 'verification_status_history' })
 export class VerificationStatusHistory {
+  @ForeignKey(() => Verification, { name: 'verification_status_history_verification_id_fkey', onDelete: 'CASCADE' })
   @PrimaryColumn({ name: 'verification_id', type: 'uuid' })
   verificationId!: string;
 

@@ -1,11 +1,34 @@
-import { Column, Entity, PrimaryColumn } from 'typeorm';
+import { Check, Column, Entity, ForeignKey, Index, PrimaryColumn } from 'typeorm';
+import { Account } from 'src/accounts/account.entity';
 import type { Applicant, RejectionReason, VerificationDocument, VerificationStatus } from 'src/verifications/verification.types';
 
+/** Lower-cased external id, full name and email, separated by chr(31): what `q` on the list route matches. */
+const SEARCH_TEXT_SQL = `lower(external_user_id)
+  || chr(31) || lower(
+       CASE
+         WHEN applicant->>'first_name' IS NOT NULL AND applicant->>'last_name' IS NOT NULL
+           THEN (applicant->>'first_name') || ' ' || (applicant->>'last_name')
+         ELSE coalesce(applicant->>'first_name', applicant->>'last_name', '')
+       END)
+  || chr(31) || lower(coalesce(applicant->>'email', ''))`;
+
 @Entity({ name: 'verifications' })
+@Check('verifications_status_check', `status IN ('pending', 'processing', 'approved', 'rejected')`)
+@Check('verifications_version_check', 'version >= 1')
+// Every list query is scoped by account first; each sort order has its own keyset index.
+@Index('verifications_account_status_created_idx', ['accountId', 'status', 'createdAt', 'id'])
+@Index('verifications_account_status_updated_idx', ['accountId', 'status', 'updatedAt', 'id'])
+@Index('verifications_account_external_user_idx', ['accountId', 'externalUserId', 'createdAt', 'id'])
+// Built by migrations/ alone, as TypeORM cannot express them: (account_id, created_at, id) and
+// (account_id, updated_at, id) INCLUDE (search_text); gin (account_id, search_text gin_trgm_ops).
+@Index('verifications_account_created_search_idx', { synchronize: false })
+@Index('verifications_account_updated_search_idx', { synchronize: false })
+@Index('verifications_account_search_idx', { synchronize: false })
 export class Verification {
   @PrimaryColumn('uuid')
   id!: string;
 
+  @ForeignKey(() => Account, { name: 'verifications_account_id_fkey' })
   @Column({ name: 'account_id', type: 'uuid' })
   accountId!: string;
 
@@ -41,9 +64,13 @@ export class Verification {
 
   @Column({ type: 'jsonb', default: () => "'{}'" })
   metadata!: Record<string, string>;
+
+  /** Computed by PostgreSQL and only searched in SQL: never selected or written (an insert's RETURNING fills it in). */
+  @Column({ name: 'search_text', type: 'text', nullable: true, generatedType: 'STORED', asExpression: SEARCH_TEXT_SQL, select: false, insert: false, update: false })
+  searchText?: string;
 }
 
-/** Each property's column; `satisfies` makes a property added to the entity but not here a compile error. */
+/** Each property's column but searchText (never read); `satisfies` makes a property added to the entity but not here a compile error. */
 const COLUMN_OF = {
   id: 'id',
   accountId: 'account_id',
@@ -58,7 +85,7 @@ const COLUMN_OF = {
   document: 'document',
   rejectionReasons: 'rejection_reasons',
   metadata: 'metadata',
-} as const satisfies Record<keyof Verification, string>;
+} as const satisfies Record<Exclude<keyof Verification, 'searchText'>, string>;
 
 /** The select list that reads a `verifications` row into a Verification's shape in raw SQL. */
 export const VERIFICATION_COLUMNS = Object.entries(COLUMN_OF)

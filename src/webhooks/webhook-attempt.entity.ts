@@ -1,7 +1,9 @@
-import { Column, Entity, PrimaryColumn } from 'typeorm';
+import { Column, Entity, ForeignKey, PrimaryColumn } from 'typeorm';
+import { WebhookEvent } from 'src/webhooks/webhook-event.entity';
 
 @Entity({ name: 'webhook_attempts' })
 export class WebhookAttempt {
+  @ForeignKey(() => WebhookEvent, { name: 'webhook_attempts_event_id_fkey', onDelete: 'CASCADE' })
   @PrimaryColumn({ name: 'event_id', type: 'uuid' })
   eventId!: string;
 

@@ -51,15 +51,6 @@ export function guardedLookup(resolve: Resolver = dnsLookup as Resolver): Lookup
   };
 }
 
-function describe(error: unknown, timedOut: boolean): string {
-  if (timedOut) return 'timeout';
-  if (error instanceof BlockedAddressError) return BLOCKED_ERROR;
-  const code = (error as NodeJS.ErrnoException | undefined)?.code;
-  if (code === 'EBLOCKED') return BLOCKED_ERROR;
-  const text = code ?? (error as Error | undefined)?.message ?? 'network error';
-  return text.slice(0, 500);
-}
-
 /** POSTs one webhook: no redirects, a hard time-out over connect, headers and body, a capped read. */
 export class WebhookHttpClient {
   private readonly httpAgent = new http.Agent({ keepAlive: true, maxFreeSockets: 256, scheduling: 'lifo' });
@@ -72,18 +63,8 @@ export class WebhookHttpClient {
     const started = performance.now();
     const elapsed = () => Math.round(performance.now() - started);
     const failure = (error: string): DeliveryResult => ({ responseStatus: null, error, responseBody: null, durationMs: elapsed(), retryAfter: undefined });
-    let url: URL;
-    try {
-      url = new URL(target);
-    } catch {
-      return Promise.resolve(failure('invalid webhook_url'));
-    }
-    const host = url.hostname.replace(/^\[|\]$/g, '');
-    // Node never calls the lookup for an IP literal, so those are checked here.
-    if (!this.options.allowPrivate && isIpLiteral(host) && !isPublicUnicast(host)) {
-      return Promise.resolve(failure(BLOCKED_ERROR));
-    }
-    const secure = url.protocol === 'https:';
+    const resolved = resolveTarget(target, this.options.allowPrivate);
+    if ('error' in resolved) return Promise.resolve(failure(resolved.error));
     const controller = new AbortController();
     let timedOut = false;
     return new Promise<DeliveryResult>((resolve) => {
@@ -99,44 +80,9 @@ export class WebhookHttpClient {
         controller.abort();
         finish(failure('timeout'));
       }, this.options.timeoutMs);
-      const request = (secure ? https : http).request(url, {
-        method: 'POST',
-        agent: secure ? this.httpsAgent : this.httpAgent,
-        headers: { ...headers, 'content-length': String(Buffer.byteLength(body)), 'user-agent': 'kyc-webhooks/1' },
-        signal: controller.signal,
-        ...(this.options.allowPrivate ? {} : { lookup: this.lookup }),
-      });
-      request.on('error', (error) => finish(failure(describe(error, timedOut))));
-      request.on('response', (response) => {
-        const status = response.statusCode ?? 0;
-        const chunks: Buffer[] = [];
-        let kept = 0;
-        let read = 0;
-        response.on('data', (chunk: Buffer) => {
-          read += chunk.length;
-          if (kept < RESPONSE_BODY_LIMIT) {
-            const part = chunk.subarray(0, RESPONSE_BODY_LIMIT - kept);
-            chunks.push(part);
-            kept += part.length;
-          }
-          if (read > RESPONSE_DRAIN_LIMIT) response.destroy();
-        });
-        const done = () => {
-          const ok = status >= 200 && status < 300;
-          const error = ok ? null : status >= 300 && status < 400 ? `redirect (HTTP ${status})` : `HTTP ${status}`;
-          const header = response.headers['retry-after'];
-          finish({
-            responseStatus: status,
-            error,
-            responseBody: chunks.length ? Buffer.concat(chunks).toString('utf8').replaceAll('\u0000', '') : null,
-            durationMs: elapsed(),
-            retryAfter: typeof header === 'string' ? header : undefined,
-          });
-        };
-        response.on('end', done);
-        response.on('close', done);
-        response.on('error', () => undefined);
-      });
+      const request = this.buildRequest(resolved.url, headers, body, controller.signal);
+      request.on('error', (error) => finish(failure(describeNetworkError(error, timedOut))));
+      request.on('response', (response) => readCappedBody(response, (responseBody) => finish(responseResult(response, responseBody, elapsed()))));
       request.end(body);
     });
   }
@@ -145,4 +91,70 @@ export class WebhookHttpClient {
     this.httpAgent.destroy();
     this.httpsAgent.destroy();
   }
+
+  private buildRequest(url: URL, headers: Record<string, string>, body: string, signal: AbortSignal): http.ClientRequest {
+    const secure = url.protocol === 'https:';
+    return (secure ? https : http).request(url, {
+      method: 'POST',
+      agent: secure ? this.httpsAgent : this.httpAgent,
+      headers: { ...headers, 'content-length': String(Buffer.byteLength(body)), 'user-agent': 'kyc-webhooks/1' },
+      signal,
+      ...(this.options.allowPrivate ? {} : { lookup: this.lookup }),
+    });
+  }
+}
+
+/** The URL to POST to, or why there is none. */
+function resolveTarget(target: string, allowPrivate: boolean): { url: URL } | { error: string } {
+  let url: URL;
+  try {
+    url = new URL(target);
+  } catch {
+    return { error: 'invalid webhook_url' };
+  }
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  // Node never calls the lookup for an IP literal, so those are checked here.
+  if (!allowPrivate && isIpLiteral(host) && !isPublicUnicast(host)) return { error: BLOCKED_ERROR };
+  return { url };
+}
+
+/** Keeps the first RESPONSE_BODY_LIMIT bytes; past RESPONSE_DRAIN_LIMIT read, drops the connection. Calls onDone at end or close. */
+function readCappedBody(response: http.IncomingMessage, onDone: (body: string | null) => void): void {
+  const chunks: Buffer[] = [];
+  let kept = 0;
+  let read = 0;
+  response.on('data', (chunk: Buffer) => {
+    read += chunk.length;
+    if (kept < RESPONSE_BODY_LIMIT) {
+      const part = chunk.subarray(0, RESPONSE_BODY_LIMIT - kept);
+      chunks.push(part);
+      kept += part.length;
+    }
+    if (read > RESPONSE_DRAIN_LIMIT) response.destroy();
+  });
+  const done = () => onDone(chunks.length ? Buffer.concat(chunks).toString('utf8').replaceAll('\u0000', '') : null);
+  response.on('end', done);
+  response.on('close', done);
+  response.on('error', () => undefined);
+}
+
+function responseResult(response: http.IncomingMessage, responseBody: string | null, durationMs: number): DeliveryResult {
+  const status = response.statusCode ?? 0;
+  const header = response.headers['retry-after'];
+  return { responseStatus: status, error: statusError(status), responseBody, durationMs, retryAfter: typeof header === 'string' ? header : undefined };
+}
+
+/** Only a 2xx delivers; a redirect is not followed, so it is a failure too. */
+function statusError(status: number): string | null {
+  if (status >= 200 && status < 300) return null;
+  return status >= 300 && status < 400 ? `redirect (HTTP ${status})` : `HTTP ${status}`;
+}
+
+function describeNetworkError(error: unknown, timedOut: boolean): string {
+  if (timedOut) return 'timeout';
+  if (error instanceof BlockedAddressError) return BLOCKED_ERROR;
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  if (code === 'EBLOCKED') return BLOCKED_ERROR;
+  const text = code ?? (error as Error | undefined)?.message ?? 'network error';
+  return text.slice(0, 500);
 }
