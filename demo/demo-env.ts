@@ -43,7 +43,10 @@ export async function resetDemoDatabase(databaseUrl: string): Promise<void> {
   try {
     await client.connect();
   } catch (error) {
-    throw new Error(`PostgreSQL is not reachable at ${url.host} (${(error as Error).message}); start it and run again`, { cause: error });
+    throw new Error(
+      `PostgreSQL is not reachable at ${url.host} (${(error as Error).message}); start it and run again`,
+      { cause: error },
+    );
   }
   try {
     const quoted = `"${name.replace(/"/g, '""')}"`;
@@ -56,13 +59,21 @@ export async function resetDemoDatabase(databaseUrl: string): Promise<void> {
 
 /** Deletes the demo's queue keys left by an earlier run; fails clearly when Redis is not there. */
 export async function resetDemoQueue(redisUrl: string, prefix: string): Promise<void> {
-  const redis = new Redis({ ...redisOptions(redisUrl), lazyConnect: true, maxRetriesPerRequest: 1, retryStrategy: () => null });
+  const redis = new Redis({
+    ...redisOptions(redisUrl),
+    lazyConnect: true,
+    maxRetriesPerRequest: 1,
+    retryStrategy: () => null,
+  });
   redis.on('error', () => undefined);
   try {
     await redis.connect();
   } catch (error) {
     redis.disconnect();
-    throw new Error(`Redis is not reachable at ${new URL(redisUrl).host} (${(error as Error).message}); start it and run again`, { cause: error });
+    throw new Error(
+      `Redis is not reachable at ${new URL(redisUrl).host} (${(error as Error).message}); start it and run again`,
+      { cause: error },
+    );
   }
   try {
     let cursor = '0';

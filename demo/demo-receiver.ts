@@ -5,7 +5,13 @@ import { Webhook } from 'standardwebhooks';
 export interface ReceivedWebhook {
   webhookId: string;
   /** What `Webhook.verify` returned: the parsed body, trusted only because the signature checked out. */
-  event: { type: string; data: { previous_status: string | null; verification: { id: string; status: string; version: number; rejection_reasons: string[] } } };
+  event: {
+    type: string;
+    data: {
+      previous_status: string | null;
+      verification: { id: string; status: string; version: number; rejection_reasons: string[] };
+    };
+  };
 }
 
 function readBody(req: IncomingMessage): Promise<string> {
@@ -28,18 +34,23 @@ export class DemoReceiver {
 
   async start(): Promise<string> {
     this.server = createServer((req, res) => {
-      readBody(req).then((body) => {
-        try {
-          if (!this.secret) throw new Error('no secret yet');
-          const headers = Object.fromEntries(Object.entries(req.headers).map(([name, value]) => [name, String(value)]));
-          const event = new Webhook(this.secret).verify(body, headers) as ReceivedWebhook['event'];
-          res.writeHead(204).end();
-          this.push({ webhookId: headers['webhook-id'], event });
-        } catch {
-          this.rejected++;
-          res.writeHead(400).end();
-        }
-      }, () => res.writeHead(400).end());
+      readBody(req).then(
+        (body) => {
+          try {
+            if (!this.secret) throw new Error('no secret yet');
+            const headers = Object.fromEntries(
+              Object.entries(req.headers).map(([name, value]) => [name, String(value)]),
+            );
+            const event = new Webhook(this.secret).verify(body, headers) as ReceivedWebhook['event'];
+            res.writeHead(204).end();
+            this.push({ webhookId: headers['webhook-id'], event });
+          } catch {
+            this.rejected++;
+            res.writeHead(400).end();
+          }
+        },
+        () => res.writeHead(400).end(),
+      );
     });
     await new Promise<void>((resolve) => this.server?.listen(0, '127.0.0.1', resolve));
     return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/kyc-hook`;
@@ -57,7 +68,9 @@ export class DemoReceiver {
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         this.waiters.splice(this.waiters.indexOf(waiter), 1);
-        reject(new Error(`no webhook arrived within ${timeoutMs / 1000} s (is the delivery worker able to reach Redis?)`));
+        reject(
+          new Error(`no webhook arrived within ${timeoutMs / 1000} s (is the delivery worker able to reach Redis?)`),
+        );
       }, timeoutMs);
       const waiter = (webhook: ReceivedWebhook): void => {
         clearTimeout(timer);

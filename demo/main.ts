@@ -69,36 +69,64 @@ async function listen(app: NestExpressApplication, config: AppConfig, hookUrl: s
 }
 
 /** Admin API: the client's account; the receiver verifies signatures with the secret it returns. */
-async function createAccount({ api, config, receiver }: DemoRun, hookUrl: string): Promise<{ id: string; webhook_secret: string }> {
-  const account = await api<{ id: string; name: string; webhook_secret: string }>('POST', '/api/v1/admin/accounts', config.adminToken, {
-    name: 'Demo Bank',
-    webhook_url: hookUrl,
-  });
+async function createAccount(
+  { api, config, receiver }: DemoRun,
+  hookUrl: string,
+): Promise<{ id: string; webhook_secret: string }> {
+  const account = await api<{ id: string; name: string; webhook_secret: string }>(
+    'POST',
+    '/api/v1/admin/accounts',
+    config.adminToken,
+    {
+      name: 'Demo Bank',
+      webhook_url: hookUrl,
+    },
+  );
   receiver.useSecret(account.webhook_secret);
   say(`Admin API    POST /api/v1/admin/accounts → account ${account.id} "${account.name}"`);
-  say(`             webhook secret ${account.webhook_secret.slice(0, 10)}… (returned once; the client signs in with it)`);
+  say(
+    `             webhook secret ${account.webhook_secret.slice(0, 10)}… (returned once; the client signs in with it)`,
+  );
   return account;
 }
 
 /** Internal API: one status change, then the webhook it caused, once the receiver has verified it. */
 async function transition({ api, config, receiver }: DemoRun, id: string, body: object, label: string): Promise<void> {
-  const updated = await api<Verification>('POST', `/api/v1/internal/kyc/verifications/${id}/transitions`, config.internalApiToken, body);
+  const updated = await api<Verification>(
+    'POST',
+    `/api/v1/internal/kyc/verifications/${id}/transitions`,
+    config.internalApiToken,
+    body,
+  );
   say(`  → ${`${updated.status} v${updated.version}`.padEnd(14)}${label}`);
   const hook = await receiver.next(WEBHOOK_WAIT_MS);
   const v = hook.event.data.verification;
-  say(`    ⇠ webhook ${hook.webhookId}  ${hook.event.data.previous_status} → ${v.status} v${v.version}  signature verified ✓`);
+  say(
+    `    ⇠ webhook ${hook.webhookId}  ${hook.event.data.previous_status} → ${v.status} v${v.version}  signature verified ✓`,
+  );
 }
 
 /** Internal API: a verification for one applicant, to processing, then to its decision; returns the webhooks verified. */
-async function driveVerification(run: DemoRun, accountId: string, { externalUserId, applicant, decision }: Applicant): Promise<number> {
-  const created = await run.api<Verification>('POST', '/api/v1/internal/kyc/verifications', run.config.internalApiToken, {
-    account_id: accountId,
-    external_user_id: externalUserId,
-    applicant,
-    metadata: { source: 'demo' },
-  });
+async function driveVerification(
+  run: DemoRun,
+  accountId: string,
+  { externalUserId, applicant, decision }: Applicant,
+): Promise<number> {
+  const created = await run.api<Verification>(
+    'POST',
+    '/api/v1/internal/kyc/verifications',
+    run.config.internalApiToken,
+    {
+      account_id: accountId,
+      external_user_id: externalUserId,
+      applicant,
+      metadata: { source: 'demo' },
+    },
+  );
   say();
-  say(`Internal API verification ${created.id} for ${externalUserId}: ${created.status} v${created.version} (no webhook on creation)`);
+  say(
+    `Internal API verification ${created.id} for ${externalUserId}: ${created.status} v${created.version} (no webhook on creation)`,
+  );
   const reasons = decision.rejection_reasons ? ` (${decision.rejection_reasons.join(', ')})` : '';
   const steps: [object, string][] = [
     [{ status: 'processing', expected_version: 1, document: { type: 'passport', country: 'GB' } }, 'images submitted'],
@@ -113,9 +141,13 @@ async function showVerifications({ api }: DemoRun, secret: string): Promise<void
   const list = await api<List<Verification>>('GET', '/api/v1/public/kyc/verifications?sort=created_at', secret);
   say();
   say(`Public API   GET /api/v1/public/kyc/verifications  (Bearer <webhook secret>)`);
-  say(`  { object: "list", has_more: ${list.has_more}, next_cursor: ${list.next_cursor}, data: ${list.data.length} verifications }`);
+  say(
+    `  { object: "list", has_more: ${list.has_more}, next_cursor: ${list.next_cursor}, data: ${list.data.length} verifications }`,
+  );
   for (const v of list.data) {
-    say(`  ${v.id}  ${v.external_user_id.padEnd(9)} ${v.status.padEnd(9)} v${v.version}  ${v.rejection_reasons.join(', ') || '-'}`);
+    say(
+      `  ${v.id}  ${v.external_user_id.padEnd(9)} ${v.status.padEnd(9)} v${v.version}  ${v.rejection_reasons.join(', ') || '-'}`,
+    );
   }
 }
 
@@ -131,7 +163,9 @@ async function showDeliveryLog({ api }: DemoRun, secret: string): Promise<void> 
   say(`Public API   GET /api/v1/public/kyc/webhook-events  (the delivery log, newest first)`);
   for (const e of log.data) {
     const change = `${e.payload.data.previous_status} → ${e.payload.data.verification.status}`;
-    say(`  ${e.id}  ${change.padEnd(24)} ${e.delivery_status.padEnd(9)} attempts ${e.attempt_count}  last HTTP ${e.last_response_status ?? '-'}`);
+    say(
+      `  ${e.id}  ${change.padEnd(24)} ${e.delivery_status.padEnd(9)} attempts ${e.attempt_count}  last HTTP ${e.last_response_status ?? '-'}`,
+    );
   }
 }
 
@@ -163,7 +197,9 @@ demo().then(
     setTimeout(() => process.exit(0), 5_000).unref();
   },
   (error: unknown) => {
-    process.stderr.write(error instanceof ConfigError ? `${error.message}\n` : `Demo failed: ${(error as Error).message}\n`);
+    process.stderr.write(
+      error instanceof ConfigError ? `${error.message}\n` : `Demo failed: ${(error as Error).message}\n`,
+    );
     process.exit(1);
   },
 );

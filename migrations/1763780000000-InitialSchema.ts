@@ -56,12 +56,24 @@ export class InitialSchema1763780000000 implements MigrationInterface {
         ) STORED
       )`);
     // Every list query is scoped by account first; each sort order has its own keyset index.
-    await queryRunner.query(`CREATE INDEX verifications_account_created_idx ON verifications (account_id, created_at, id)`);
-    await queryRunner.query(`CREATE INDEX verifications_account_updated_idx ON verifications (account_id, updated_at, id)`);
-    await queryRunner.query(`CREATE INDEX verifications_account_status_created_idx ON verifications (account_id, status, created_at, id)`);
-    await queryRunner.query(`CREATE INDEX verifications_account_status_updated_idx ON verifications (account_id, status, updated_at, id)`);
-    await queryRunner.query(`CREATE INDEX verifications_account_external_user_idx ON verifications (account_id, external_user_id, created_at, id)`);
-    await queryRunner.query(`CREATE INDEX verifications_account_search_idx ON verifications USING gin (account_id, search_text gin_trgm_ops)`);
+    await queryRunner.query(
+      `CREATE INDEX verifications_account_created_idx ON verifications (account_id, created_at, id)`,
+    );
+    await queryRunner.query(
+      `CREATE INDEX verifications_account_updated_idx ON verifications (account_id, updated_at, id)`,
+    );
+    await queryRunner.query(
+      `CREATE INDEX verifications_account_status_created_idx ON verifications (account_id, status, created_at, id)`,
+    );
+    await queryRunner.query(
+      `CREATE INDEX verifications_account_status_updated_idx ON verifications (account_id, status, updated_at, id)`,
+    );
+    await queryRunner.query(
+      `CREATE INDEX verifications_account_external_user_idx ON verifications (account_id, external_user_id, created_at, id)`,
+    );
+    await queryRunner.query(
+      `CREATE INDEX verifications_account_search_idx ON verifications USING gin (account_id, search_text gin_trgm_ops)`,
+    );
 
     await queryRunner.query(`
       CREATE TABLE verification_status_history (

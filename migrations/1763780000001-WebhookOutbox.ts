@@ -23,10 +23,18 @@ export class WebhookOutbox1763780000001 implements MigrationInterface {
         next_attempt_at timestamptz(3),
         delivered_at timestamptz(3)
       )`);
-    await queryRunner.query(`CREATE INDEX webhook_events_account_created_idx ON webhook_events (account_id, created_at, id)`);
-    await queryRunner.query(`CREATE INDEX webhook_events_account_status_created_idx ON webhook_events (account_id, delivery_status, created_at, id)`);
-    await queryRunner.query(`CREATE INDEX webhook_events_account_verification_idx ON webhook_events (account_id, verification_id, created_at, id)`);
-    await queryRunner.query(`CREATE INDEX webhook_events_due_idx ON webhook_events (next_attempt_at) WHERE delivery_status = 'pending'`);
+    await queryRunner.query(
+      `CREATE INDEX webhook_events_account_created_idx ON webhook_events (account_id, created_at, id)`,
+    );
+    await queryRunner.query(
+      `CREATE INDEX webhook_events_account_status_created_idx ON webhook_events (account_id, delivery_status, created_at, id)`,
+    );
+    await queryRunner.query(
+      `CREATE INDEX webhook_events_account_verification_idx ON webhook_events (account_id, verification_id, created_at, id)`,
+    );
+    await queryRunner.query(
+      `CREATE INDEX webhook_events_due_idx ON webhook_events (next_attempt_at) WHERE delivery_status = 'pending'`,
+    );
 
     await queryRunner.query(`
       CREATE TABLE webhook_attempts (

@@ -28,9 +28,13 @@ export class ListSearchCoveringIndexes1763790000000 implements MigrationInterfac
 
   public async down(queryRunner: QueryRunner): Promise<void> {
     await queryRunner.query(`ALTER TABLE verifications ALTER COLUMN search_text SET STATISTICS -1`);
-    await queryRunner.query(`CREATE INDEX verifications_account_updated_idx ON verifications (account_id, updated_at, id)`);
+    await queryRunner.query(
+      `CREATE INDEX verifications_account_updated_idx ON verifications (account_id, updated_at, id)`,
+    );
     await queryRunner.query(`DROP INDEX verifications_account_updated_search_idx`);
-    await queryRunner.query(`CREATE INDEX verifications_account_created_idx ON verifications (account_id, created_at, id)`);
+    await queryRunner.query(
+      `CREATE INDEX verifications_account_created_idx ON verifications (account_id, created_at, id)`,
+    );
     await queryRunner.query(`DROP INDEX verifications_account_created_search_idx`);
   }
 }

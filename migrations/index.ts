@@ -3,4 +3,8 @@ import { WebhookOutbox1763780000001 } from './1763780000001-WebhookOutbox';
 import { ListSearchCoveringIndexes1763790000000 } from './1763790000000-ListSearchCoveringIndexes';
 
 /** Listed explicitly so the app, the CLI and the tests run the same migrations without globbing. */
-export const MIGRATIONS = [InitialSchema1763780000000, WebhookOutbox1763780000001, ListSearchCoveringIndexes1763790000000];
+export const MIGRATIONS = [
+  InitialSchema1763780000000,
+  WebhookOutbox1763780000001,
+  ListSearchCoveringIndexes1763790000000,
+];

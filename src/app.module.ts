@@ -19,7 +19,8 @@ const WORKER_MODULES = [WebhookWorkerModule];
 @Module({})
 export class AppModule {
   static forRole(role: AppRole): DynamicModule {
-    const features = role === 'api' ? API_MODULES : role === 'worker' ? WORKER_MODULES : [...API_MODULES, ...WORKER_MODULES];
+    const features =
+      role === 'api' ? API_MODULES : role === 'worker' ? WORKER_MODULES : [...API_MODULES, ...WORKER_MODULES];
     return { module: AppModule, imports: [ConfigModule, DatabaseModule, ...features, WebhookGaugesModule, OpsModule] };
   }
 }

@@ -14,6 +14,10 @@ async function bootstrap(): Promise<void> {
 }
 
 bootstrap().catch((error: unknown) => {
-  process.stderr.write(error instanceof ConfigError ? `${error.message}\n` : `Failed to start: ${(error as Error).stack ?? String(error)}\n`);
+  process.stderr.write(
+    error instanceof ConfigError
+      ? `${error.message}\n`
+      : `Failed to start: ${(error as Error).stack ?? String(error)}\n`,
+  );
   process.exit(1);
 });

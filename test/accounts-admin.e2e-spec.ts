@@ -14,14 +14,18 @@ describe('admin accounts', () => {
     await t.close();
   });
 
-  const admin = <T extends { set(name: string, value: string): T }>(req: T): T => req.set('authorization', `Bearer ${t.adminToken}`);
+  const admin = <T extends { set(name: string, value: string): T }>(req: T): T =>
+    req.set('authorization', `Bearer ${t.adminToken}`);
   const authenticates = async (secret: string): Promise<number> =>
     (await t.http.get('/api/v1/public/kyc/verifications').set('authorization', `Bearer ${secret}`)).status;
   const rotate = (id: string, body: object = {}) => admin(t.http.post(`${ADMIN}/${id}/secret/rotate`)).send(body);
 
   describe('create, read, update', () => {
     it('create: 201 with the account and its secret, shown this once', async () => {
-      const res = await admin(t.http.post(ADMIN)).send({ name: 'Acme Bank', webhook_url: 'https://acme.example/webhooks/kyc' });
+      const res = await admin(t.http.post(ADMIN)).send({
+        name: 'Acme Bank',
+        webhook_url: 'https://acme.example/webhooks/kyc',
+      });
       expect(res.status).toBe(201);
       expect(res.body).toEqual({
         id: expect.stringMatching(LOWER_UUID),
@@ -43,7 +47,10 @@ describe('admin accounts', () => {
 
     it('stores the secret encrypted and hashed, never in the clear', async () => {
       const account = await createAccount(t);
-      const { rows } = await t.db.query(`SELECT secret_ciphertext, encode(secret_hash, 'hex') AS hash FROM account_secrets WHERE account_id = $1`, [account.id]);
+      const { rows } = await t.db.query(
+        `SELECT secret_ciphertext, encode(secret_hash, 'hex') AS hash FROM account_secrets WHERE account_id = $1`,
+        [account.id],
+      );
       expect(rows).toHaveLength(1);
       expect(JSON.stringify(rows)).not.toContain(account.secret.slice(6, 30));
       expect(rows[0].hash).toHaveLength(64);
@@ -59,7 +66,10 @@ describe('admin accounts', () => {
 
     it('accepts a 2048-char https URL', async () => {
       const base = 'https://example.com/';
-      const res = await admin(t.http.post(ADMIN)).send({ name: 'long', webhook_url: base + 'a'.repeat(2048 - base.length) });
+      const res = await admin(t.http.post(ADMIN)).send({
+        name: 'long',
+        webhook_url: base + 'a'.repeat(2048 - base.length),
+      });
       expect(res.status).toBe(201);
     });
 
@@ -86,7 +96,12 @@ describe('admin accounts', () => {
 
     it('null name on patch is 400 and changes nothing', async () => {
       const account = await createAccount(t, { name: 'Keep' });
-      expectError(await admin(t.http.patch(`${ADMIN}/${account.id}`)).send({ name: null }), 400, 'validation_failed', 'name');
+      expectError(
+        await admin(t.http.patch(`${ADMIN}/${account.id}`)).send({ name: null }),
+        400,
+        'validation_failed',
+        'name',
+      );
       expect((await admin(t.http.get(`${ADMIN}/${account.id}`))).body.name).toBe('Keep');
     });
   });

@@ -1,4 +1,9 @@
-import { createAccount, createVerification, createVerificationInStatus, type CreatedAccount } from './helpers/factories';
+import {
+  createAccount,
+  createVerification,
+  createVerificationInStatus,
+  type CreatedAccount,
+} from './helpers/factories';
 import { dbSnapshot, expectError } from './helpers/expect-error';
 import { TestApp, startApp } from './helpers/test-app';
 
@@ -38,16 +43,64 @@ describe('authentication', () => {
 
   const routes: Route[] = [
     { family: 'public', name: 'list', method: 'get', path: () => '/api/v1/public/kyc/verifications', ok: 200 },
-    { family: 'public', name: 'detail', method: 'get', path: () => `/api/v1/public/kyc/verifications/${verificationId}`, ok: 200 },
-    { family: 'internal', name: 'create', method: 'post', path: () => '/api/v1/internal/kyc/verifications', body: () => ({ account_id: account.id, external_user_id: 'auth-test' }), ok: 201 },
-    { family: 'internal', name: 'transition', method: 'post', path: () => `/api/v1/internal/kyc/verifications/${verificationId}/transitions`, body: () => ({ status: nextMove() }), ok: 200 },
-    { family: 'admin', name: 'create account', method: 'post', path: () => '/api/v1/admin/accounts', body: () => ({ name: 'auth-test' }), ok: 201 },
-    { family: 'admin', name: 'get account', method: 'get', path: () => `/api/v1/admin/accounts/${account.id}`, ok: 200 },
-    { family: 'admin', name: 'patch account', method: 'patch', path: () => `/api/v1/admin/accounts/${account.id}`, body: () => ({ name: 'renamed' }), ok: 200 },
-    { family: 'admin', name: 'rotate secret', method: 'post', path: () => `/api/v1/admin/accounts/${rotated.id}/secret/rotate`, body: () => ({}), ok: 200 },
+    {
+      family: 'public',
+      name: 'detail',
+      method: 'get',
+      path: () => `/api/v1/public/kyc/verifications/${verificationId}`,
+      ok: 200,
+    },
+    {
+      family: 'internal',
+      name: 'create',
+      method: 'post',
+      path: () => '/api/v1/internal/kyc/verifications',
+      body: () => ({ account_id: account.id, external_user_id: 'auth-test' }),
+      ok: 201,
+    },
+    {
+      family: 'internal',
+      name: 'transition',
+      method: 'post',
+      path: () => `/api/v1/internal/kyc/verifications/${verificationId}/transitions`,
+      body: () => ({ status: nextMove() }),
+      ok: 200,
+    },
+    {
+      family: 'admin',
+      name: 'create account',
+      method: 'post',
+      path: () => '/api/v1/admin/accounts',
+      body: () => ({ name: 'auth-test' }),
+      ok: 201,
+    },
+    {
+      family: 'admin',
+      name: 'get account',
+      method: 'get',
+      path: () => `/api/v1/admin/accounts/${account.id}`,
+      ok: 200,
+    },
+    {
+      family: 'admin',
+      name: 'patch account',
+      method: 'patch',
+      path: () => `/api/v1/admin/accounts/${account.id}`,
+      body: () => ({ name: 'renamed' }),
+      ok: 200,
+    },
+    {
+      family: 'admin',
+      name: 'rotate secret',
+      method: 'post',
+      path: () => `/api/v1/admin/accounts/${rotated.id}/secret/rotate`,
+      body: () => ({}),
+      ok: 200,
+    },
   ];
 
-  const tokenOf = (kind: Family): string => ({ public: account.secret, internal: t.internalToken, admin: t.adminToken })[kind];
+  const tokenOf = (kind: Family): string =>
+    ({ public: account.secret, internal: t.internalToken, admin: t.adminToken })[kind];
   const send = (route: Route, authorization: string | undefined) => {
     let req = t.http[route.method](route.path());
     if (authorization !== undefined) req = req.set('authorization', authorization);
@@ -71,15 +124,18 @@ describe('authentication', () => {
   ];
 
   describe.each(routes.map((route) => [`${route.family} ${route.name}`, route] as const))('%s', (_, route) => {
-    it.each(badCredentials(route))('refuses %s with 401, WWW-Authenticate: Bearer and no change', async (__, header) => {
-      const before = await dbSnapshot(t.db);
-      const res = await send(route, header());
-      expectError(res, 401, 'unauthorized');
-      expect(res.headers['www-authenticate']).toBe('Bearer');
-      expect(res.body.error.details).toEqual([]);
-      body401.push({ ...res.body.error, request_id: undefined });
-      expect(await dbSnapshot(t.db)).toEqual(before);
-    });
+    it.each(badCredentials(route))(
+      'refuses %s with 401, WWW-Authenticate: Bearer and no change',
+      async (__, header) => {
+        const before = await dbSnapshot(t.db);
+        const res = await send(route, header());
+        expectError(res, 401, 'unauthorized');
+        expect(res.headers['www-authenticate']).toBe('Bearer');
+        expect(res.body.error.details).toEqual([]);
+        body401.push({ ...res.body.error, request_id: undefined });
+        expect(await dbSnapshot(t.db)).toEqual(before);
+      },
+    );
 
     it.each(['bearer', 'BEARER', 'BeArEr'])('accepts the scheme word as %s', async (scheme) => {
       const res = await send(route, `${scheme} ${tokenOf(route.family)}`);
@@ -95,7 +151,9 @@ describe('authentication', () => {
 
   it('a secret authenticates only its own account', async () => {
     const other = await createAccount(t);
-    const res = await t.http.get(`/api/v1/public/kyc/verifications/${processingId}`).set('authorization', `Bearer ${other.secret}`);
+    const res = await t.http
+      .get(`/api/v1/public/kyc/verifications/${processingId}`)
+      .set('authorization', `Bearer ${other.secret}`);
     expectError(res, 404, 'not_found');
     const list = await t.http.get('/api/v1/public/kyc/verifications').set('authorization', `Bearer ${other.secret}`);
     expect(list.status).toBe(200);

@@ -19,22 +19,77 @@ interface Route {
 const QUERY_CHARS = [...'abcdefghijklmnopqrstuvwxyz_ABCXYZ0123456789-.~!$&\'()*+,;=:@/?%[]{}|^`"<>\\'];
 const queryText = fc.string({ unit: fc.constantFrom(...QUERY_CHARS), maxLength: 80 });
 const queryPairs = fc
-  .array(fc.tuple(fc.oneof(fc.constantFrom('limit', 'cursor', 'status', 'q', 'sort', 'created_from', 'delivery_status', 'verification_id', '__proto__'), fc.string({ maxLength: 12 })), fc.oneof(fc.string({ maxLength: 40 }), fc.integer().map(String), fc.constant(''))), { maxLength: 5 })
+  .array(
+    fc.tuple(
+      fc.oneof(
+        fc.constantFrom(
+          'limit',
+          'cursor',
+          'status',
+          'q',
+          'sort',
+          'created_from',
+          'delivery_status',
+          'verification_id',
+          '__proto__',
+        ),
+        fc.string({ maxLength: 12 }),
+      ),
+      fc.oneof(fc.string({ maxLength: 40 }), fc.integer().map(String), fc.constant('')),
+    ),
+    { maxLength: 5 },
+  )
   .map((pairs) => pairs.map(([key, value]) => `${encodeURIComponent(key)}=${encodeURIComponent(value)}`).join('&'));
 const anyQuery = fc.oneof(queryText, queryPairs);
 const anyBody = fc.oneof(
   fc.jsonValue({ maxDepth: 4 }).map((value) => JSON.stringify(value)),
-  fc.dictionary(fc.constantFrom('status', 'name', 'webhook_url', 'account_id', 'external_user_id', 'metadata', 'applicant', 'rejection_reasons', 'expected_version', 'grace_period_seconds', 'delivery_status', '__proto__', 'constructor'), fc.jsonValue({ maxDepth: 3 })).map((value) => JSON.stringify(value)),
+  fc
+    .dictionary(
+      fc.constantFrom(
+        'status',
+        'name',
+        'webhook_url',
+        'account_id',
+        'external_user_id',
+        'metadata',
+        'applicant',
+        'rejection_reasons',
+        'expected_version',
+        'grace_period_seconds',
+        'delivery_status',
+        '__proto__',
+        'constructor',
+      ),
+      fc.jsonValue({ maxDepth: 3 }),
+    )
+    .map((value) => JSON.stringify(value)),
   fc.string({ maxLength: 60 }),
 );
 
-function send(t: TestApp, method: string, path: string, headers: Record<string, string>, body?: string): Promise<Answer> {
+function send(
+  t: TestApp,
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  body?: string,
+): Promise<Answer> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest({ host: '127.0.0.1', port: t.port, method, path, headers: { ...headers, ...(body === undefined ? {} : { 'content-length': String(Buffer.byteLength(body)) }) } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }));
-    });
+    const req = httpRequest(
+      {
+        host: '127.0.0.1',
+        port: t.port,
+        method,
+        path,
+        headers: { ...headers, ...(body === undefined ? {} : { 'content-length': String(Buffer.byteLength(body)) }) },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }),
+        );
+      },
+    );
     req.setTimeout(10_000, () => req.destroy(new Error(`${method} ${path} did not answer`)));
     req.on('error', reject);
     req.end(body);
@@ -51,8 +106,10 @@ function contractErrorProblem(answer: Answer): string | null {
   }
   const error = body.error;
   if (!error || Object.keys(body).join() !== 'error') return `not an error body: ${answer.text.slice(0, 200)}`;
-  if (Object.keys(error).sort().join() !== 'code,details,message,request_id') return `error keys: ${Object.keys(error).join()}`;
-  if (typeof error.code !== 'string' || typeof error.message !== 'string' || !Array.isArray(error.details)) return 'error field types';
+  if (Object.keys(error).sort().join() !== 'code,details,message,request_id')
+    return `error keys: ${Object.keys(error).join()}`;
+  if (typeof error.code !== 'string' || typeof error.message !== 'string' || !Array.isArray(error.details))
+    return 'error field types';
   if (error.request_id !== answer.headers['x-request-id']) return 'request_id differs from x-request-id';
   return null;
 }
@@ -65,7 +122,11 @@ function checkAnswer(route: string, answer: Answer): void {
   }
 }
 
-function rawExchange(port: number, write: (socket: Socket) => void, timeoutMs: number): Promise<{ response: string; closedAfterMs: number }> {
+function rawExchange(
+  port: number,
+  write: (socket: Socket) => void,
+  timeoutMs: number,
+): Promise<{ response: string; closedAfterMs: number }> {
   return new Promise((resolve) => {
     const started = Date.now();
     const socket = connect(port, '127.0.0.1');
@@ -87,7 +148,10 @@ describe('hostile input', () => {
     const account = await createAccount(t, { webhook_url: null });
     const target = await createAccount(t, { webhook_url: null });
     const verification = await createVerification(t, account.id);
-    const event = await t.http.post('/api/v1/public/kyc/webhook-events/test').set('authorization', `Bearer ${account.secret}`).send({ status: 'approved' });
+    const event = await t.http
+      .post('/api/v1/public/kyc/webhook-events/test')
+      .set('authorization', `Bearer ${account.secret}`)
+      .send({ status: 'approved' });
     expect(event.status).toBe(202);
     const client = `Bearer ${account.secret}`;
     const internal = `Bearer ${t.internalToken}`;
@@ -121,13 +185,18 @@ describe('hostile input', () => {
   it('never answers 5xx to arbitrary query strings and JSON bodies on any route, and every 4xx has the contract body', async () => {
     for (const route of routes) {
       await fc.assert(
-        fc.asyncProperty(anyQuery, fc.option(anyBody, { nil: undefined }), fc.boolean(), async (query, body, authorised) => {
-          const headers: Record<string, string> = authorised && route.auth ? { authorization: route.auth } : {};
-          const payload = route.method === 'GET' ? undefined : body;
-          if (payload !== undefined) headers['content-type'] = 'application/json';
-          const answer = await send(t, route.method, `${route.path}?${query}`, headers, payload);
-          checkAnswer(`${route.method} ${route.path}?${query} ${payload ?? ''}`, answer);
-        }),
+        fc.asyncProperty(
+          anyQuery,
+          fc.option(anyBody, { nil: undefined }),
+          fc.boolean(),
+          async (query, body, authorised) => {
+            const headers: Record<string, string> = authorised && route.auth ? { authorization: route.auth } : {};
+            const payload = route.method === 'GET' ? undefined : body;
+            if (payload !== undefined) headers['content-type'] = 'application/json';
+            const answer = await send(t, route.method, `${route.path}?${query}`, headers, payload);
+            checkAnswer(`${route.method} ${route.path}?${query} ${payload ?? ''}`, answer);
+          },
+        ),
         { numRuns: 80 },
       );
     }
@@ -143,10 +212,15 @@ describe('hostile input', () => {
       ['three bearer words', { authorization: 'Bearer a b' }],
       ['an odd content-type', { 'content-type': 'application/json; charset=ebcdic; boundary=""' }],
       ['an accept of nonsense', { accept: '*/*;q=abc, text/\u0001' }],
-      ['a thousand-element forwarded-for', { 'x-forwarded-for': Array.from({ length: 1_000 }, (_, i) => `10.0.${i % 256}.1`).join(', ') }],
+      [
+        'a thousand-element forwarded-for',
+        { 'x-forwarded-for': Array.from({ length: 1_000 }, (_, i) => `10.0.${i % 256}.1`).join(', ') },
+      ],
     ];
     for (const [name, headers] of cases) {
-      const answer = await send(t, 'GET', list, headers).catch((error: Error) => ({ status: -1, headers: {}, text: error.message }) as Answer);
+      const answer = await send(t, 'GET', list, headers).catch(
+        (error: Error) => ({ status: -1, headers: {}, text: error.message }) as Answer,
+      );
       if (answer.status === -1 && /Invalid character/.test(answer.text)) continue; // the client refused to send it
       checkAnswer(name, answer);
       expect(answer.status).toBeGreaterThanOrEqual(400);
@@ -154,10 +228,24 @@ describe('hostile input', () => {
     }
 
     // Over Node's 16 KB header limit, and raw latin-1 bytes a normal client would not send.
-    const huge = await rawExchange(t.port, (s) => s.end(`GET ${list} HTTP/1.1\r\nHost: x\r\nCookie: ${'c'.repeat(70_000)}\r\n\r\n`), 10_000);
+    const huge = await rawExchange(
+      t.port,
+      (s) => s.end(`GET ${list} HTTP/1.1\r\nHost: x\r\nCookie: ${'c'.repeat(70_000)}\r\n\r\n`),
+      10_000,
+    );
     expect(huge.response).toMatch(/^HTTP\/1\.1 431 /);
     expect(JSON.parse(huge.response.split('\r\n\r\n')[1]).error.code).toBe('payload_too_large');
-    const odd = await rawExchange(t.port, (s) => s.end(Buffer.from(`GET ${list} HTTP/1.1\r\nHost: x\r\nConnection: close\r\nAuthorization: Bearer \xff\xfe\x80\r\n\r\n`, 'latin1')), 10_000);
+    const odd = await rawExchange(
+      t.port,
+      (s) =>
+        s.end(
+          Buffer.from(
+            `GET ${list} HTTP/1.1\r\nHost: x\r\nConnection: close\r\nAuthorization: Bearer \xff\xfe\x80\r\n\r\n`,
+            'latin1',
+          ),
+        ),
+      10_000,
+    );
     expect(odd.response).toMatch(/^HTTP\/1\.1 401 /);
     const garbage = await rawExchange(t.port, (s) => s.end('NOT HTTP AT ALL\r\n\r\n'), 10_000);
     expect(garbage.response).toMatch(/^HTTP\/1\.1 400 /);
@@ -181,14 +269,23 @@ describe('hostile input', () => {
         },
         30_000,
       );
-    const loris = [...Array.from({ length: 60 }, () => slow('body')), ...Array.from({ length: 60 }, () => slow('headers'))];
+    const loris = [
+      ...Array.from({ length: 60 }, () => slow('body')),
+      ...Array.from({ length: 60 }, () => slow('headers')),
+    ];
 
     // While 120 slow clients hold connections, ordinary requests are served.
     await new Promise((resolve) => setTimeout(resolve, 500));
     for (let i = 0; i < 5; i += 1) {
       const live = await send(t, 'GET', '/health/live', {});
       expect(live.status).toBe(200);
-      const v = await send(t, 'POST', '/api/v1/internal/kyc/verifications', { authorization: `Bearer ${t.internalToken}`, 'content-type': 'application/json' }, JSON.stringify({ account_id: '00000000-0000-7000-8000-000000000000', external_user_id: 'x' }));
+      const v = await send(
+        t,
+        'POST',
+        '/api/v1/internal/kyc/verifications',
+        { authorization: `Bearer ${t.internalToken}`, 'content-type': 'application/json' },
+        JSON.stringify({ account_id: '00000000-0000-7000-8000-000000000000', external_user_id: 'x' }),
+      );
       expect(v.status).toBe(404);
     }
 

@@ -34,7 +34,9 @@ async function migrate(databaseUrl: string): Promise<void> {
  * hand-written migrations do not keep: record what PostgreSQL itself holds there.
  */
 async function recordGeneratedExpressions(runner: QueryRunner): Promise<void> {
-  await runner.query(`CREATE TABLE typeorm_metadata (type varchar NOT NULL, database varchar, schema varchar, "table" varchar, name varchar, value text)`);
+  await runner.query(
+    `CREATE TABLE typeorm_metadata (type varchar NOT NULL, database varchar, schema varchar, "table" varchar, name varchar, value text)`,
+  );
   await runner.query(
     `INSERT INTO typeorm_metadata (type, database, schema, "table", name, value)
      SELECT 'GENERATED_COLUMN', current_database(), table_schema, table_name, column_name, generation_expression
@@ -50,11 +52,14 @@ async function asPostgresPrintsIt(runner: QueryRunner, column: ColumnMetadata): 
   try {
     await runner.query(`ALTER TABLE drift_probe DROP COLUMN ${name}`);
     const type = runner.connection.driver.normalizeType(column);
-    await runner.query(`ALTER TABLE drift_probe ADD COLUMN ${name} ${type} GENERATED ALWAYS AS (${column.asExpression}) STORED`);
-    const [row] = (await runner.query(`SELECT generation_expression FROM information_schema.columns
-       WHERE table_schema = (SELECT nspname FROM pg_namespace WHERE oid = pg_my_temp_schema()) AND table_name = 'drift_probe' AND column_name = $1`, [
-      column.databaseName,
-    ])) as { generation_expression: string }[];
+    await runner.query(
+      `ALTER TABLE drift_probe ADD COLUMN ${name} ${type} GENERATED ALWAYS AS (${column.asExpression}) STORED`,
+    );
+    const [row] = (await runner.query(
+      `SELECT generation_expression FROM information_schema.columns
+       WHERE table_schema = (SELECT nspname FROM pg_namespace WHERE oid = pg_my_temp_schema()) AND table_name = 'drift_probe' AND column_name = $1`,
+      [column.databaseName],
+    )) as { generation_expression: string }[];
     return row.generation_expression;
   } finally {
     await runner.query('DROP TABLE drift_probe');
@@ -62,7 +67,9 @@ async function asPostgresPrintsIt(runner: QueryRunner, column: ColumnMetadata): 
 }
 
 function listed(queries: Query[]): string {
-  return queries.map((q) => `  ${q.query.trim()};${q.parameters?.length ? ` -- parameters ${JSON.stringify(q.parameters)}` : ''}`).join('\n');
+  return queries
+    .map((q) => `  ${q.query.trim()};${q.parameters?.length ? ` -- parameters ${JSON.stringify(q.parameters)}` : ''}`)
+    .join('\n');
 }
 
 /** Empty when there is no drift; else the SQL a generated migration would hold, both ways. */
@@ -117,7 +124,9 @@ describe('migration drift', () => {
     const declared = dataSource.entityMetadatas.flatMap((entity) =>
       entity.indices.filter((index) => !index.synchronize).map((index) => `${entity.tableName}.${index.name}`),
     );
-    const found = (await dataSource.query(`SELECT tablename || '.' || indexname AS name FROM pg_indexes WHERE schemaname = current_schema()`)) as { name: string }[];
+    const found = (await dataSource.query(
+      `SELECT tablename || '.' || indexname AS name FROM pg_indexes WHERE schemaname = current_schema()`,
+    )) as { name: string }[];
     const inDatabase = new Set(found.map((index) => index.name));
     expect(declared.filter((index) => !inDatabase.has(index))).toEqual([]);
   });

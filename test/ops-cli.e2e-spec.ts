@@ -75,12 +75,20 @@ describe('operations CLI (npm run cli)', () => {
       [['accounts:frobnicate'], 2, /^error: unknown command "accounts:frobnicate"/],
       [['accounts:create'], 2, /^error: accounts:create: --name <name> is required/],
       [['accounts:rotate-secret'], 2, /^error: accounts:rotate-secret: missing <account-id>/],
-      [['deliveries:failed', UNKNOWN_ID, '--limit', '500'], 2, /^error: deliveries:failed: --limit must be an integer between 1 and 100/],
+      [
+        ['deliveries:failed', UNKNOWN_ID, '--limit', '500'],
+        2,
+        /^error: deliveries:failed: --limit must be an integer between 1 and 100/,
+      ],
       [['deliveries:failed', 'not-a-uuid'], 1, /^error: <account-id> must be a UUID/],
       [['deliveries:failed', UNKNOWN_ID], 1, /^error: No such account/],
       [['accounts:rotate-secret', UNKNOWN_ID], 1, /^error: No such account/],
       [['accounts:create', '--name', 'X', '--webhook-url', 'ftp://example.com/h'], 1, /^error: --webhook-url: /],
-      [['deliveries:replay', UNKNOWN_ID, '--event', UNKNOWN_ID, '--created-from', '2026-01-01T00:00:00Z'], 2, /cannot be combined/],
+      [
+        ['deliveries:replay', UNKNOWN_ID, '--event', UNKNOWN_ID, '--created-from', '2026-01-01T00:00:00Z'],
+        2,
+        /cannot be combined/,
+      ],
     ];
     const results = await Promise.all(cases.map(([args]) => cli(...args)));
     results.forEach((result, i) => {
@@ -97,9 +105,13 @@ describe('operations CLI (npm run cli)', () => {
     const created = JSON.parse(result.stdout) as Record<string, string>;
     expect(created).toMatchObject({ object: 'account', name: 'Acme Bank', webhook_url: receiver.url });
     expect(created.webhook_secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
-    const list = await t.http.get('/api/v1/public/kyc/verifications').set('authorization', `Bearer ${created.webhook_secret}`);
+    const list = await t.http
+      .get('/api/v1/public/kyc/verifications')
+      .set('authorization', `Bearer ${created.webhook_secret}`);
     expect(list.status).toBe(200);
-    const admin = await t.http.get(`/api/v1/admin/accounts/${created.id}`).set('authorization', `Bearer ${t.adminToken}`);
+    const admin = await t.http
+      .get(`/api/v1/admin/accounts/${created.id}`)
+      .set('authorization', `Bearer ${t.adminToken}`);
     expect(admin.body).toMatchObject({ id: created.id, name: 'Acme Bank' });
   });
 
@@ -110,7 +122,8 @@ describe('operations CLI (npm run cli)', () => {
     const body = JSON.parse(rotated.stdout) as { webhook_secret: string; previous_secret_expires_at: string };
     expect(body.webhook_secret).toMatch(/^whsec_/);
     expect(Date.parse(body.previous_secret_expires_at) - Date.now()).toBeGreaterThan(590_000);
-    const auth = (secret: string) => t.http.get('/api/v1/public/kyc/verifications').set('authorization', `Bearer ${secret}`);
+    const auth = (secret: string) =>
+      t.http.get('/api/v1/public/kyc/verifications').set('authorization', `Bearer ${secret}`);
     expect((await auth(body.webhook_secret)).status).toBe(200);
     expect((await auth(account.secret)).status).toBe(200);
 
@@ -122,7 +135,7 @@ describe('operations CLI (npm run cli)', () => {
     expect((await auth(account.secret)).status).toBe(401);
   });
 
-  it('deliveries:failed lists the account\'s failed events, newest first, honouring --limit', async () => {
+  it("deliveries:failed lists the account's failed events, newest first, honouring --limit", async () => {
     const account = await createAccount(t, { webhook_url: null });
     const empty = await cli('deliveries:failed', account.id);
     expect(empty).toMatchObject({ code: 0, stdout: `No failed webhook events for account ${account.id}.\n` });
@@ -149,21 +162,41 @@ describe('operations CLI (npm run cli)', () => {
     const first = await failedEvent(t, account.id);
     const second = await failedEvent(t, account.id);
     const elsewhere = await failedEvent(t, (await createAccount(t, { webhook_url: null })).id);
-    const waiting = async (): Promise<string[]> => redis.lrange(`${process.env.QUEUE_PREFIX}:webhook-deliveries:wait`, 0, -1);
+    const waiting = async (): Promise<string[]> =>
+      redis.lrange(`${process.env.QUEUE_PREFIX}:webhook-deliveries:wait`, 0, -1);
     const status = async (id: string): Promise<{ delivery_status: string; cycle: number }> =>
-      (await t.db.query<{ delivery_status: string; cycle: number }>('SELECT delivery_status, cycle FROM webhook_events WHERE id = $1', [id])).rows[0];
+      (
+        await t.db.query<{ delivery_status: string; cycle: number }>(
+          'SELECT delivery_status, cycle FROM webhook_events WHERE id = $1',
+          [id],
+        )
+      ).rows[0];
 
     const single = await cli('deliveries:replay', account.id, '--event', first);
-    expect(single).toMatchObject({ code: 0, stdout: `Event ${first} queued for redelivery (a fresh retry cycle, same webhook-id).\n` });
+    expect(single).toMatchObject({
+      code: 0,
+      stdout: `Event ${first} queued for redelivery (a fresh retry cycle, same webhook-id).\n`,
+    });
     expect(await status(first)).toEqual({ delivery_status: 'pending', cycle: 2 });
     expect(await status(second)).toMatchObject({ delivery_status: 'failed' });
     expect(await waiting()).toContain(`${first}:2`);
 
-    const future = await cli('deliveries:replay', account.id, '--created-from', new Date(Date.now() + 3_600_000).toISOString());
-    expect(future).toMatchObject({ code: 0, stdout: `0 failed event(s) of account ${account.id} queued for redelivery.\n` });
+    const future = await cli(
+      'deliveries:replay',
+      account.id,
+      '--created-from',
+      new Date(Date.now() + 3_600_000).toISOString(),
+    );
+    expect(future).toMatchObject({
+      code: 0,
+      stdout: `0 failed event(s) of account ${account.id} queued for redelivery.\n`,
+    });
 
     const bulk = await cli('deliveries:replay', account.id);
-    expect(bulk).toMatchObject({ code: 0, stdout: `1 failed event(s) of account ${account.id} queued for redelivery.\n` });
+    expect(bulk).toMatchObject({
+      code: 0,
+      stdout: `1 failed event(s) of account ${account.id} queued for redelivery.\n`,
+    });
     expect(await status(second)).toEqual({ delivery_status: 'pending', cycle: 2 });
     expect(await status(elsewhere)).toMatchObject({ delivery_status: 'failed' });
     expect(await waiting()).toEqual(expect.arrayContaining([`${first}:2`, `${second}:2`]));

@@ -47,7 +47,9 @@ describe('health', () => {
       expect((await t.http.get('/health/live')).status).toBe(200);
       // A log line written inside the request carries its id.
       await new Promise((resolve) => setTimeout(resolve, 200));
-      const inner = jsonLines(t.output).find((line) => line.msg === 'not ready' && line.request_id === 'ready-redis-down');
+      const inner = jsonLines(t.output).find(
+        (line) => line.msg === 'not ready' && line.request_id === 'ready-redis-down',
+      );
       expect(inner).toBeDefined();
 
       redis = await startOwnRedis(redis.port);
@@ -82,7 +84,11 @@ describe('health', () => {
       for (const send of [
         () => t.http.get('/api/v1/public/kyc/verifications').set('authorization', auth),
         () => t.http.get(`/api/v1/admin/accounts/${account.id}`).set('authorization', `Bearer ${t.adminToken}`),
-        () => t.http.post('/api/v1/internal/kyc/verifications').set('authorization', `Bearer ${t.internalToken}`).send({ account_id: account.id, external_user_id: 'u1' }),
+        () =>
+          t.http
+            .post('/api/v1/internal/kyc/verifications')
+            .set('authorization', `Bearer ${t.internalToken}`)
+            .send({ account_id: account.id, external_user_id: 'u1' }),
       ]) {
         const started = Date.now();
         const res = await send();
@@ -128,18 +134,29 @@ describe('health', () => {
     });
 
     it('serves 503 on API routes, then connects on its own once PostgreSQL is back', async () => {
-      const res = await t.http.get(`/api/v1/admin/accounts/${'0'.repeat(8)}-0000-7000-8000-${'0'.repeat(12)}`).set('authorization', `Bearer ${t.adminToken}`);
+      const res = await t.http
+        .get(`/api/v1/admin/accounts/${'0'.repeat(8)}-0000-7000-8000-${'0'.repeat(12)}`)
+        .set('authorization', `Bearer ${t.adminToken}`);
       expect(res.status).toBe(503);
-      expect(res.body.error).toMatchObject({ code: 'service_unavailable', details: [{ field: 'postgres', issue: 'down' }] });
+      expect(res.body.error).toMatchObject({
+        code: 'service_unavailable',
+        details: [{ field: 'postgres', issue: 'down' }],
+      });
       expect((await t.http.get('/health/ready')).status).toBe(503);
       expect((await t.http.get('/health/live')).status).toBe(200);
 
       await proxy.restore();
       const deadline = Date.now() + 15_000;
-      let account = await t.http.post('/api/v1/admin/accounts').set('authorization', `Bearer ${t.adminToken}`).send({ name: 'late' });
+      let account = await t.http
+        .post('/api/v1/admin/accounts')
+        .set('authorization', `Bearer ${t.adminToken}`)
+        .send({ name: 'late' });
       while (account.status !== 201 && Date.now() < deadline) {
         await new Promise((resolve) => setTimeout(resolve, 250));
-        account = await t.http.post('/api/v1/admin/accounts').set('authorization', `Bearer ${t.adminToken}`).send({ name: 'late' });
+        account = await t.http
+          .post('/api/v1/admin/accounts')
+          .set('authorization', `Bearer ${t.adminToken}`)
+          .send({ name: 'late' });
       }
       expect(account.status).toBe(201);
       expect((await t.http.get('/health/ready')).status).toBe(200);

@@ -22,7 +22,9 @@ describe('structured logs', () => {
       .set('x-request-id', 'log-test-detail');
     expect(res.status).toBe(200);
     await new Promise((resolve) => setTimeout(resolve, 200));
-    const line = jsonLines(t.output).find((entry) => entry.request_id === 'log-test-detail' && entry.status !== undefined);
+    const line = jsonLines(t.output).find(
+      (entry) => entry.request_id === 'log-test-detail' && entry.status !== undefined,
+    );
     expect(line).toMatchObject({
       level: 'info',
       request_id: 'log-test-detail',
@@ -45,21 +47,36 @@ describe('structured logs', () => {
     expect(rotated.status).toBe(200);
     secrets.push(rotated.body.webhook_secret);
     for (const secret of secrets) {
-      expect((await t.http.get('/api/v1/public/kyc/verifications').set('authorization', `Bearer ${secret}`)).status).toBe(200);
+      expect(
+        (await t.http.get('/api/v1/public/kyc/verifications').set('authorization', `Bearer ${secret}`)).status,
+      ).toBe(200);
       // The same secret in the wrong place: a query parameter (400) and a body field (400/401).
-      await t.http.get(`/api/v1/public/kyc/verifications?token=${encodeURIComponent(secret)}`).set('authorization', `Bearer ${secret}`);
+      await t.http
+        .get(`/api/v1/public/kyc/verifications?token=${encodeURIComponent(secret)}`)
+        .set('authorization', `Bearer ${secret}`);
       await t.http.get('/api/v1/internal/kyc/verifications').set('authorization', `Bearer ${secret}`);
     }
     const unknownSecret = `whsec_${Buffer.alloc(32, 3).toString('base64')}`;
-    expect((await t.http.get('/api/v1/public/kyc/verifications').set('authorization', `Bearer ${unknownSecret}`)).status).toBe(401);
+    expect(
+      (await t.http.get('/api/v1/public/kyc/verifications').set('authorization', `Bearer ${unknownSecret}`)).status,
+    ).toBe(401);
     await t.http.get('/api/v1/public/kyc/verifications').set('authorization', `Bearer ${t.adminToken}`);
-    await t.http.post('/api/v1/internal/kyc/verifications').set('authorization', `Bearer ${t.adminToken}`).send({ nope: t.internalToken });
+    await t.http
+      .post('/api/v1/internal/kyc/verifications')
+      .set('authorization', `Bearer ${t.adminToken}`)
+      .send({ nope: t.internalToken });
     await t.http.post('/api/v1/admin/accounts').set('authorization', `Bearer ${t.internalToken}`).send({ name: 'x' });
     await new Promise((resolve) => setTimeout(resolve, 300));
 
     const text = t.output.join('');
     expect(text.length).toBeGreaterThan(0);
-    for (const value of [...secrets, unknownSecret, t.adminToken, t.internalToken, process.env.SECRET_ENCRYPTION_KEY as string]) {
+    for (const value of [
+      ...secrets,
+      unknownSecret,
+      t.adminToken,
+      t.internalToken,
+      process.env.SECRET_ENCRYPTION_KEY as string,
+    ]) {
       expect(text).not.toContain(value);
     }
     expect(text.toLowerCase()).not.toContain('"authorization"');
@@ -68,7 +85,9 @@ describe('structured logs', () => {
   it('stamps every line written while serving a request with its request id', async () => {
     await t.http.get('/health/live').set('x-request-id', 'log-test-live');
     await new Promise((resolve) => setTimeout(resolve, 200));
-    const requestLines = jsonLines(t.output).filter((entry) => typeof entry.method === 'string' && typeof entry.status === 'number');
+    const requestLines = jsonLines(t.output).filter(
+      (entry) => typeof entry.method === 'string' && typeof entry.status === 'number',
+    );
     expect(requestLines.length).toBeGreaterThan(5);
     for (const entry of requestLines) expect(entry.request_id).toMatch(/^[A-Za-z0-9._-]{1,128}$/);
   });

@@ -2,7 +2,19 @@ import { TestApp, startApp } from './helpers/test-app';
 
 type Document = {
   openapi: string;
-  paths: Record<string, Record<string, { security?: Record<string, string[]>[]; responses: Record<string, { content?: Record<string, { schema?: { $ref?: string } }>; headers?: Record<string, unknown> }> }>>;
+  paths: Record<
+    string,
+    Record<
+      string,
+      {
+        security?: Record<string, string[]>[];
+        responses: Record<
+          string,
+          { content?: Record<string, { schema?: { $ref?: string } }>; headers?: Record<string, unknown> }
+        >;
+      }
+    >
+  >;
   components: { securitySchemes: Record<string, { type: string; scheme: string }>; schemas: Record<string, unknown> };
 };
 
@@ -46,12 +58,22 @@ describe('OpenAPI document', () => {
     expect(apiPaths.length).toBeGreaterThan(5);
     for (const path of apiPaths) {
       for (const [method, operation] of Object.entries(doc.paths[path])) {
-        const scheme = path.startsWith('/api/v1/public/') ? 'client' : path.startsWith('/api/v1/internal/') ? 'internal' : 'admin';
+        const scheme = path.startsWith('/api/v1/public/')
+          ? 'client'
+          : path.startsWith('/api/v1/internal/')
+            ? 'internal'
+            : 'admin';
         expect({ path, method, security: operation.security }).toEqual({ path, method, security: [{ [scheme]: [] }] });
-        expect(operation.responses['401']?.content?.['application/json']?.schema?.$ref).toBe('#/components/schemas/ErrorBody');
+        expect(operation.responses['401']?.content?.['application/json']?.schema?.$ref).toBe(
+          '#/components/schemas/ErrorBody',
+        );
         const success = Object.entries(operation.responses).filter(([status]) => status.startsWith('2'));
         expect(success.length).toBe(1);
-        expect({ path, method, schema: success[0][1].content?.['application/json']?.schema }).toEqual({ path, method, schema: expect.anything() });
+        expect({ path, method, schema: success[0][1].content?.['application/json']?.schema }).toEqual({
+          path,
+          method,
+          schema: expect.anything(),
+        });
         if (scheme === 'client') {
           expect(operation.responses['429']).toBeDefined();
           expect(Object.keys(operation.responses['200'] ?? operation.responses['202'] ?? {})).toContain('headers');
@@ -86,7 +108,9 @@ describe('OpenAPI document', () => {
       for (const method of METHODS) {
         const res = await t.http[method as 'get'](concrete(path));
         const routed = res.status !== 404 && res.status !== 405;
-        const isDocumented = templates.some((tpl) => tpl.method === method.toUpperCase() && tpl.pattern.test(concrete(path)));
+        const isDocumented = templates.some(
+          (tpl) => tpl.method === method.toUpperCase() && tpl.pattern.test(concrete(path)),
+        );
         expect({ route: `${method} ${path}`, routed }).toEqual({ route: `${method} ${path}`, routed: isDocumented });
       }
     }

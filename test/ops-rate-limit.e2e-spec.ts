@@ -52,7 +52,10 @@ describe('rate limiting on the public API', () => {
 
   it('leaves the internal and admin APIs unlimited', async () => {
     for (let i = 0; i < 5; i += 1) {
-      const res = await t.http.post('/api/v1/admin/accounts').set('authorization', `Bearer ${t.adminToken}`).send({ name: `n${i}` });
+      const res = await t.http
+        .post('/api/v1/admin/accounts')
+        .set('authorization', `Bearer ${t.adminToken}`)
+        .send({ name: `n${i}` });
       expect(res.status).toBe(201);
       expect(res.headers['ratelimit-limit']).toBeUndefined();
     }

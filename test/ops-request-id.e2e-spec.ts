@@ -11,11 +11,25 @@ describe('x-request-id on every response', () => {
     await t.close();
   });
 
-  const cases: [string, (id: string) => Promise<{ status: number; headers: Record<string, string>; body: { error?: { request_id: string } } }>, number][] = [
+  const cases: [
+    string,
+    (
+      id: string,
+    ) => Promise<{ status: number; headers: Record<string, string>; body: { error?: { request_id: string } } }>,
+    number,
+  ][] = [
     ['200 health', (id) => t.http.get('/health/live').set('x-request-id', id), 200],
     ['404 unknown route', (id) => t.http.get('/no/such/route').set('x-request-id', id), 404],
-    ['405 known route, other method', (id) => t.http.delete('/api/v1/internal/kyc/verifications').set('x-request-id', id), 405],
-    ['401 public API without credentials', (id) => t.http.get('/api/v1/public/kyc/verifications').set('x-request-id', id), 401],
+    [
+      '405 known route, other method',
+      (id) => t.http.delete('/api/v1/internal/kyc/verifications').set('x-request-id', id),
+      405,
+    ],
+    [
+      '401 public API without credentials',
+      (id) => t.http.get('/api/v1/public/kyc/verifications').set('x-request-id', id),
+      401,
+    ],
     [
       '413 body over 100 KB',
       (id) =>
@@ -38,7 +52,11 @@ describe('x-request-id on every response', () => {
           .send('hello'),
       415,
     ],
-    ['400 repeated query parameter', (id) => t.http.get('/api/v1/public/kyc/verifications?limit=1&limit=2').set('x-request-id', id), 400],
+    [
+      '400 repeated query parameter',
+      (id) => t.http.get('/api/v1/public/kyc/verifications?limit=1&limit=2').set('x-request-id', id),
+      400,
+    ],
   ];
 
   it.each(cases)('echoes a well-formed caller id on %s', async (_name, send, status) => {

@@ -14,7 +14,10 @@ describe('DATABASE_READ_URLS', () => {
     proxy = await startTcpProxy(5432);
     const replica = new URL(process.env.DATABASE_URL as string);
     replica.host = `127.0.0.1:${proxy.port}`;
-    t = await startApp({ DATABASE_READ_URLS: `${replica.toString()},${replica.toString()}`, RATE_LIMIT_PER_MINUTE: '0' });
+    t = await startApp({
+      DATABASE_READ_URLS: `${replica.toString()},${replica.toString()}`,
+      RATE_LIMIT_PER_MINUTE: '0',
+    });
   });
 
   afterAll(async () => {
@@ -30,16 +33,31 @@ describe('DATABASE_READ_URLS', () => {
     expect(list.status).toBe(200);
     expect(list.body.data.map((row: { id: string; version: number }) => [row.id, row.version])).toEqual([[v.id, 3]]);
     const detail = await t.http.get(`/api/v1/public/kyc/verifications/${v.id}`).set('authorization', auth);
-    expect(detail.body.status_history.map((h: { status: string }) => h.status)).toEqual(['pending', 'processing', 'approved']);
+    expect(detail.body.status_history.map((h: { status: string }) => h.status)).toEqual([
+      'pending',
+      'processing',
+      'approved',
+    ]);
     const events = await t.http.get('/api/v1/public/kyc/webhook-events').set('authorization', auth);
     expect(events.body.data).toHaveLength(2);
-    const event = await t.http.get(`/api/v1/public/kyc/webhook-events/${events.body.data[0].id}`).set('authorization', auth);
+    const event = await t.http
+      .get(`/api/v1/public/kyc/webhook-events/${events.body.data[0].id}`)
+      .set('authorization', auth);
     expect(event.status).toBe(200);
 
     await proxy.cut();
-    for (const path of ['/api/v1/public/kyc/verifications', `/api/v1/public/kyc/verifications/${v.id}`, '/api/v1/public/kyc/webhook-events', `/api/v1/public/kyc/webhook-events/${events.body.data[0].id}`]) {
+    for (const path of [
+      '/api/v1/public/kyc/verifications',
+      `/api/v1/public/kyc/verifications/${v.id}`,
+      '/api/v1/public/kyc/webhook-events',
+      `/api/v1/public/kyc/webhook-events/${events.body.data[0].id}`,
+    ]) {
       const res = await t.http.get(path).set('authorization', auth);
-      expect({ path, status: res.status, code: res.body.error?.code }).toEqual({ path, status: 503, code: 'service_unavailable' });
+      expect({ path, status: res.status, code: res.body.error?.code }).toEqual({
+        path,
+        status: 503,
+        code: 'service_unavailable',
+      });
     }
     // Writes (and the reads inside them) never touch a replica.
     const other = await createVerificationInStatus(t, account.id, 'processing');
@@ -52,6 +70,8 @@ describe('DATABASE_READ_URLS', () => {
   });
 
   it('stops the start with one line naming the variable when a read URL is not a PostgreSQL URL', async () => {
-    await expect(startApp({ DATABASE_READ_URLS: 'redis://127.0.0.1:6379' })).rejects.toThrow(/Invalid configuration: DATABASE_READ_URLS/);
+    await expect(startApp({ DATABASE_READ_URLS: 'redis://127.0.0.1:6379' })).rejects.toThrow(
+      /Invalid configuration: DATABASE_READ_URLS/,
+    );
   });
 });

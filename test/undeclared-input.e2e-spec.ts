@@ -27,7 +27,11 @@ describe('undeclared input: every route refuses a query parameter or body it doe
   let routes: Route[];
 
   const tokenFor = (path: string): string =>
-    path.startsWith('/api/v1/public/') ? account.secret : path.startsWith('/api/v1/internal/') ? t.internalToken : t.adminToken;
+    path.startsWith('/api/v1/public/')
+      ? account.secret
+      : path.startsWith('/api/v1/internal/')
+        ? t.internalToken
+        : t.adminToken;
 
   beforeAll(async () => {
     t = await startApp();
@@ -59,7 +63,10 @@ describe('undeclared input: every route refuses a query parameter or body it doe
       try {
         expectError(res, 400, 'validation_failed', 'zz_unknown');
       } catch (error) {
-        throw new Error(`${route.method.toUpperCase()} ${route.path}: ${(error as Error).message}\nbody: ${JSON.stringify(res.body)}`, { cause: error });
+        throw new Error(
+          `${route.method.toUpperCase()} ${route.path}: ${(error as Error).message}\nbody: ${JSON.stringify(res.body)}`,
+          { cause: error },
+        );
       }
     }
     expect(await dbSnapshot(t.db)).toEqual(before);
@@ -73,7 +80,9 @@ describe('undeclared input: every route refuses a query parameter or body it doe
       try {
         expectError(res, 400, 'validation_failed', 'zz_field');
       } catch (error) {
-        throw new Error(`GET ${route.path}: ${(error as Error).message}\nbody: ${JSON.stringify(res.body)}`, { cause: error });
+        throw new Error(`GET ${route.path}: ${(error as Error).message}\nbody: ${JSON.stringify(res.body)}`, {
+          cause: error,
+        });
       }
     }
   });

@@ -30,7 +30,13 @@ interface Filters {
   limit: number;
 }
 
-const STAMPS = ['2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.001Z', '2026-01-01T00:00:00.002Z', '2026-01-01T12:00:00.000Z', '2026-01-02T00:00:00.000Z'];
+const STAMPS = [
+  '2026-01-01T00:00:00.000Z',
+  '2026-01-01T00:00:00.001Z',
+  '2026-01-01T00:00:00.002Z',
+  '2026-01-01T12:00:00.000Z',
+  '2026-01-02T00:00:00.000Z',
+];
 const USER_IDS = ['user-1', 'user-2', 'USER_1', 'a%b', 'x_y'];
 const FIRST = ['Ada', 'ada', 'Alan', null];
 const LAST = ['Lovelace', 'Turing', 'Lo_ve', null];
@@ -47,7 +53,9 @@ const rowArb = fc.record({
   email: fc.constantFrom(...EMAILS),
 });
 const rangeArb = fc.option(
-  fc.tuple(fc.option(stampArb, { nil: undefined }), fc.option(stampArb, { nil: undefined })).map(([a, b]) => (a && b && a > b ? [b, a] : [a, b]) as [string | undefined, string | undefined]),
+  fc
+    .tuple(fc.option(stampArb, { nil: undefined }), fc.option(stampArb, { nil: undefined }))
+    .map(([a, b]) => (a && b && a > b ? [b, a] : [a, b]) as [string | undefined, string | undefined]),
   { nil: undefined },
 );
 const filtersArb: fc.Arbitrary<Filters> = fc.record(
@@ -131,7 +139,9 @@ describe('isolation between accounts (property)', () => {
                 last_name: spec.last_name,
                 email: spec.email,
               };
-              const applicant = named ? { first_name: spec.first_name, last_name: spec.last_name, date_of_birth: null, email: spec.email } : null;
+              const applicant = named
+                ? { first_name: spec.first_name, last_name: spec.last_name, date_of_birth: null, email: spec.email }
+                : null;
               const id = await insertVerificationRow(t.db, account.id, { ...row, applicant });
               rows.push({ id, account: index, ...row });
             }
@@ -142,7 +152,9 @@ describe('isolation between accounts (property)', () => {
               expect(seen).toEqual(expected(rows, index, filters));
             }
             for (const row of rows) {
-              const res = await t.http.get(`/api/v1/public/kyc/verifications/${row.id}`).set('authorization', `Bearer ${account.secret}`);
+              const res = await t.http
+                .get(`/api/v1/public/kyc/verifications/${row.id}`)
+                .set('authorization', `Bearer ${account.secret}`);
               if (row.account === index) {
                 expect(res.status).toBe(200);
                 expect(res.body.id).toBe(row.id);

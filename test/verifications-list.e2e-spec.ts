@@ -1,4 +1,11 @@
-import { createAccount, createVerification, createVerificationInStatus, transition, type CreatedAccount, type VerificationJson } from './helpers/factories';
+import {
+  createAccount,
+  createVerification,
+  createVerificationInStatus,
+  transition,
+  type CreatedAccount,
+  type VerificationJson,
+} from './helpers/factories';
 import { insertVerificationRow } from './helpers/db-rows';
 import { ISO_MS, LOWER_UUID, expectError } from './helpers/expect-error';
 import { LIST_PATH, ids, listAll, listPage } from './helpers/list';
@@ -29,13 +36,26 @@ describe('GET /api/v1/public/kyc/verifications', () => {
 
     beforeAll(async () => {
       account = await createAccount(t);
-      by.pending = await createVerification(t, account.id, { external_user_id: 'user-42', applicant: { first_name: 'Ada', last_name: 'Lovelace', email: 'ada@example.com' } });
-      by.processing = await createVerificationInStatus(t, account.id, 'processing', { external_user_id: 'user-420', applicant: { first_name: 'Charles', last_name: 'Babbage', email: 'cb@engine.org' } });
-      by.approved = await createVerificationInStatus(t, account.id, 'approved', { external_user_id: 'USER_7', applicant: { first_name: 'Grace', last_name: 'Hopper', email: null } });
-      by.rejected = await createVerificationInStatus(t, account.id, 'rejected', { external_user_id: 'pct%50', applicant: { first_name: 'Alan', last_name: null, email: 'alan%100@example.com' } });
+      by.pending = await createVerification(t, account.id, {
+        external_user_id: 'user-42',
+        applicant: { first_name: 'Ada', last_name: 'Lovelace', email: 'ada@example.com' },
+      });
+      by.processing = await createVerificationInStatus(t, account.id, 'processing', {
+        external_user_id: 'user-420',
+        applicant: { first_name: 'Charles', last_name: 'Babbage', email: 'cb@engine.org' },
+      });
+      by.approved = await createVerificationInStatus(t, account.id, 'approved', {
+        external_user_id: 'USER_7',
+        applicant: { first_name: 'Grace', last_name: 'Hopper', email: null },
+      });
+      by.rejected = await createVerificationInStatus(t, account.id, 'rejected', {
+        external_user_id: 'pct%50',
+        applicant: { first_name: 'Alan', last_name: null, email: 'alan%100@example.com' },
+      });
     });
 
-    const search = async (query: Record<string, string>): Promise<string[]> => ids(await listAll(t, account.secret, query)).sort();
+    const search = async (query: Record<string, string>): Promise<string[]> =>
+      ids(await listAll(t, account.secret, query)).sort();
     const expected = (...keys: string[]): string[] => keys.map((key) => by[key].id).sort();
 
     it('without filters returns every row, newest first, in the contract shape', async () => {
@@ -47,9 +67,29 @@ describe('GET /api/v1/public/kyc/verifications', () => {
       expect(ids(page.data)).toEqual([by.rejected.id, by.approved.id, by.processing.id, by.pending.id]);
       const item = page.data.find((v) => v.id === by.rejected.id) as VerificationJson;
       expect(Object.keys(item).sort()).toEqual(
-        ['applicant', 'created_at', 'decided_at', 'document', 'external_user_id', 'id', 'metadata', 'object', 'rejection_reasons', 'status', 'submitted_at', 'updated_at', 'version'].sort(),
+        [
+          'applicant',
+          'created_at',
+          'decided_at',
+          'document',
+          'external_user_id',
+          'id',
+          'metadata',
+          'object',
+          'rejection_reasons',
+          'status',
+          'submitted_at',
+          'updated_at',
+          'version',
+        ].sort(),
       );
-      expect(item).toMatchObject({ object: 'verification', status: 'rejected', version: 3, rejection_reasons: ['other'], metadata: {} });
+      expect(item).toMatchObject({
+        object: 'verification',
+        status: 'rejected',
+        version: 3,
+        rejection_reasons: ['other'],
+        metadata: {},
+      });
       for (const v of page.data) {
         expect(v.id).toMatch(LOWER_UUID);
         for (const key of ['created_at', 'updated_at'] as const) expect(v[key]).toMatch(ISO_MS);
@@ -63,7 +103,9 @@ describe('GET /api/v1/public/kyc/verifications', () => {
 
     it('status: several values, comma-separated', async () => {
       await expect(search({ status: 'approved,rejected' })).resolves.toEqual(expected('approved', 'rejected'));
-      await expect(search({ status: 'pending,processing,approved,rejected' })).resolves.toEqual(expected('pending', 'processing', 'approved', 'rejected'));
+      await expect(search({ status: 'pending,processing,approved,rejected' })).resolves.toEqual(
+        expected('pending', 'processing', 'approved', 'rejected'),
+      );
     });
 
     it('external_user_id is an exact, case-sensitive match', async () => {
@@ -114,12 +156,22 @@ describe('GET /api/v1/public/kyc/verifications', () => {
 
     beforeAll(async () => {
       account = await createAccount(t);
-      rows.a = await insertVerificationRow(t.db, account.id, { created_at: '2026-01-01T00:00:00.000Z', updated_at: '2026-03-01T00:00:00.000Z' });
-      rows.b = await insertVerificationRow(t.db, account.id, { created_at: '2026-01-01T00:00:00.001Z', updated_at: '2026-03-01T00:00:00.001Z' });
-      rows.c = await insertVerificationRow(t.db, account.id, { created_at: '2026-01-02T00:00:00.000Z', updated_at: '2026-01-02T00:00:00.000Z' });
+      rows.a = await insertVerificationRow(t.db, account.id, {
+        created_at: '2026-01-01T00:00:00.000Z',
+        updated_at: '2026-03-01T00:00:00.000Z',
+      });
+      rows.b = await insertVerificationRow(t.db, account.id, {
+        created_at: '2026-01-01T00:00:00.001Z',
+        updated_at: '2026-03-01T00:00:00.001Z',
+      });
+      rows.c = await insertVerificationRow(t.db, account.id, {
+        created_at: '2026-01-02T00:00:00.000Z',
+        updated_at: '2026-01-02T00:00:00.000Z',
+      });
     });
 
-    const search = async (query: Record<string, string>): Promise<string[]> => ids(await listAll(t, account.secret, query)).sort();
+    const search = async (query: Record<string, string>): Promise<string[]> =>
+      ids(await listAll(t, account.secret, query)).sort();
     const expected = (...keys: string[]): string[] => keys.map((key) => rows[key]).sort();
 
     it('created_from is inclusive at millisecond precision', async () => {
@@ -139,15 +191,21 @@ describe('GET /api/v1/public/kyc/verifications', () => {
     });
 
     it('created range with equal ends is empty, and offsets are honoured', async () => {
-      await expect(search({ created_from: '2026-01-01T00:00:00.000Z', created_to: '2026-01-01T00:00:00.000Z' })).resolves.toEqual([]);
-      await expect(search({ created_from: '2026-01-01T01:00:00.001+01:00', created_to: '2026-01-02T01:00:00+01:00' })).resolves.toEqual(expected('b'));
+      await expect(
+        search({ created_from: '2026-01-01T00:00:00.000Z', created_to: '2026-01-01T00:00:00.000Z' }),
+      ).resolves.toEqual([]);
+      await expect(
+        search({ created_from: '2026-01-01T01:00:00.001+01:00', created_to: '2026-01-02T01:00:00+01:00' }),
+      ).resolves.toEqual(expected('b'));
     });
 
     it('updated_from inclusive, updated_to exclusive', async () => {
       await expect(search({ updated_from: '2026-03-01T00:00:00.000Z' })).resolves.toEqual(expected('a', 'b'));
       await expect(search({ updated_from: '2026-03-01T00:00:00.001Z' })).resolves.toEqual(expected('b'));
       await expect(search({ updated_to: '2026-03-01T00:00:00.001Z' })).resolves.toEqual(expected('a', 'c'));
-      await expect(search({ updated_from: '2026-01-02T00:00:00Z', updated_to: '2026-03-01T00:00:00Z' })).resolves.toEqual(expected('c'));
+      await expect(
+        search({ updated_from: '2026-01-02T00:00:00Z', updated_to: '2026-03-01T00:00:00Z' }),
+      ).resolves.toEqual(expected('c'));
     });
   });
 
@@ -158,13 +216,23 @@ describe('GET /api/v1/public/kyc/verifications', () => {
     beforeAll(async () => {
       account = await createAccount(t);
       // Ties on both columns, so the id tie-break decides; random UUIDs so id order differs from insert order.
-      const stamps = ['2026-02-01T00:00:00.000Z', '2026-02-01T00:00:00.000Z', '2026-02-01T00:00:00.000Z', '2026-02-02T00:00:00.000Z', '2026-01-31T00:00:00.000Z'];
+      const stamps = [
+        '2026-02-01T00:00:00.000Z',
+        '2026-02-01T00:00:00.000Z',
+        '2026-02-01T00:00:00.000Z',
+        '2026-02-02T00:00:00.000Z',
+        '2026-01-31T00:00:00.000Z',
+      ];
       for (let i = 0; i < 15; i += 1) {
         const created = stamps[i % stamps.length];
         const updated = stamps[(i * 3) % stamps.length];
         await insertVerificationRow(t.db, account.id, { created_at: created, updated_at: updated });
       }
-      all = (await listAll(t, account.secret, { limit: 100 })).map(({ id, created_at, updated_at }) => ({ id, created_at, updated_at }));
+      all = (await listAll(t, account.secret, { limit: 100 })).map(({ id, created_at, updated_at }) => ({
+        id,
+        created_at,
+        updated_at,
+      }));
       expect(all).toHaveLength(15);
     });
 
@@ -172,11 +240,14 @@ describe('GET /api/v1/public/kyc/verifications', () => {
       expect(ids((await listPage(t, account.secret, { limit: 100 })).data)).toEqual(ids(sorted(all, '-created_at')));
     });
 
-    it.each(SORTS)('sort=%s orders by the column then id in the same direction, in one page and across pages', async (sort) => {
-      const expectedOrder = ids(sorted(all, sort));
-      expect(ids((await listPage(t, account.secret, { sort, limit: 100 })).data)).toEqual(expectedOrder);
-      expect(ids(await listAll(t, account.secret, { sort, limit: 2 }))).toEqual(expectedOrder);
-    });
+    it.each(SORTS)(
+      'sort=%s orders by the column then id in the same direction, in one page and across pages',
+      async (sort) => {
+        const expectedOrder = ids(sorted(all, sort));
+        expect(ids((await listPage(t, account.secret, { sort, limit: 100 })).data)).toEqual(expectedOrder);
+        expect(ids(await listAll(t, account.secret, { sort, limit: 2 }))).toEqual(expectedOrder);
+      },
+    );
   });
 
   describe('limit and paging', () => {
@@ -185,7 +256,9 @@ describe('GET /api/v1/public/kyc/verifications', () => {
     beforeAll(async () => {
       account = await createAccount(t);
       for (let i = 0; i < 105; i += 1) {
-        await insertVerificationRow(t.db, account.id, { created_at: new Date(Date.UTC(2026, 0, 1) + i * 1000).toISOString() });
+        await insertVerificationRow(t.db, account.id, {
+          created_at: new Date(Date.UTC(2026, 0, 1) + i * 1000).toISOString(),
+        });
       }
     });
 
@@ -246,9 +319,11 @@ describe('GET /api/v1/public/kyc/verifications', () => {
       const approved: string[] = [];
       for (let i = 0; i < 5; i += 1) approved.push((await createVerificationInStatus(t, account.id, 'approved')).id);
       await createVerification(t, account.id);
-      const walked = ids(await listAll(t, account.secret, { status: 'approved', limit: 2 }, async () => {
-        await createVerification(t, account.id);
-      }));
+      const walked = ids(
+        await listAll(t, account.secret, { status: 'approved', limit: 2 }, async () => {
+          await createVerification(t, account.id);
+        }),
+      );
       expect(walked.sort()).toEqual([...approved].sort());
     });
   });
@@ -303,7 +378,11 @@ describe('GET /api/v1/public/kyc/verifications', () => {
       ['truncated', () => cursor.slice(0, -3)],
       ['with a flipped character', () => cursor.slice(0, 4) + (cursor[4] === 'A' ? 'B' : 'A') + cursor.slice(5)],
       ['with extra text', () => `${cursor}x`],
-      ['with a swapped payload', () => `${Buffer.from(JSON.stringify(['2000-01-01T00:00:00.000Z', '00000000-0000-7000-8000-000000000000'])).toString('base64url')}.${cursor.split('.')[1]}`],
+      [
+        'with a swapped payload',
+        () =>
+          `${Buffer.from(JSON.stringify(['2000-01-01T00:00:00.000Z', '00000000-0000-7000-8000-000000000000'])).toString('base64url')}.${cursor.split('.')[1]}`,
+      ],
       ['over 512 chars', () => 'a'.repeat(600)],
     ])('%s is 400 invalid_cursor', async (_, make) => {
       expectError(await get(account.secret, { ...query, cursor: make() }), 400, 'invalid_cursor', 'cursor');

@@ -1,4 +1,10 @@
-import { createAccount, createVerification, createVerificationInStatus, transition, type CreatedAccount } from './helpers/factories';
+import {
+  createAccount,
+  createVerification,
+  createVerificationInStatus,
+  transition,
+  type CreatedAccount,
+} from './helpers/factories';
 import { ISO_MS, LOWER_UUID, expectError } from './helpers/expect-error';
 import { TestApp, startApp } from './helpers/test-app';
 
@@ -19,9 +25,12 @@ describe('internal verifications: create and transitions', () => {
     await t.close();
   });
 
-  const post = (path: string, body: object) => t.http.post(path).set('authorization', `Bearer ${t.internalToken}`).send(body);
+  const post = (path: string, body: object) =>
+    t.http.post(path).set('authorization', `Bearer ${t.internalToken}`).send(body);
   const detail = async (id: string) => {
-    const res = await t.http.get(`/api/v1/public/kyc/verifications/${id}`).set('authorization', `Bearer ${account.secret}`);
+    const res = await t.http
+      .get(`/api/v1/public/kyc/verifications/${id}`)
+      .set('authorization', `Bearer ${account.secret}`);
     expect(res.status).toBe(200);
     return res.body;
   };
@@ -58,12 +67,22 @@ describe('internal verifications: create and transitions', () => {
       expect(res.headers['content-type']).toMatch(/^application\/json/);
       await expect(rowState(res.body.id)).resolves.toMatchObject({ history: '1', events: '0' });
       const shown = await detail(res.body.id);
-      expect(shown).toEqual({ ...res.body, status_history: [{ status: 'pending', at: res.body.created_at, version: 1 }] });
+      expect(shown).toEqual({
+        ...res.body,
+        status_history: [{ status: 'pending', at: res.body.created_at, version: 1 }],
+      });
     });
 
     it('keeps metadata at the limits and fills missing applicant fields with null', async () => {
-      const metadata = Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`${'k'.repeat(38)}${String(i).padStart(2, '0')}`, 'v'.repeat(500)]));
-      const res = await post(INTERNAL, { account_id: account.id, external_user_id: 'u'.repeat(255), applicant: { first_name: 'Ada' }, metadata });
+      const metadata = Object.fromEntries(
+        Array.from({ length: 20 }, (_, i) => [`${'k'.repeat(38)}${String(i).padStart(2, '0')}`, 'v'.repeat(500)]),
+      );
+      const res = await post(INTERNAL, {
+        account_id: account.id,
+        external_user_id: 'u'.repeat(255),
+        applicant: { first_name: 'Ada' },
+        metadata,
+      });
       expect(res.status).toBe(201);
       expect(res.body.metadata).toEqual(metadata);
       expect(res.body.external_user_id).toBe('u'.repeat(255));
@@ -77,7 +96,11 @@ describe('internal verifications: create and transitions', () => {
     });
 
     it('an unknown account is 404', async () => {
-      expectError(await post(INTERNAL, { account_id: '0193a6f2-0000-7000-8000-000000000001', external_user_id: 'u' }), 404, 'not_found');
+      expectError(
+        await post(INTERNAL, { account_id: '0193a6f2-0000-7000-8000-000000000001', external_user_id: 'u' }),
+        404,
+        'not_found',
+      );
     });
   });
 
@@ -93,7 +116,10 @@ describe('internal verifications: create and transitions', () => {
         expect(res.status).toBe(200);
         expect(res.body).toMatchObject({ id: v.id, status: to, version: v.version + 1 });
         expect(res.body.updated_at >= v.updated_at).toBe(true);
-        await expect(rowState(v.id)).resolves.toMatchObject({ history: String(v.version + 1), events: String(v.version) });
+        await expect(rowState(v.id)).resolves.toMatchObject({
+          history: String(v.version + 1),
+          events: String(v.version),
+        });
       } else {
         expectError(res, 409, 'invalid_transition', 'status');
         await expect(rowState(v.id)).resolves.toEqual(before);
@@ -109,17 +135,40 @@ describe('internal verifications: create and transitions', () => {
     it('a mismatch is 409 version_conflict and changes nothing', async () => {
       const v = await createVerificationInStatus(t, account.id, 'processing');
       const before = await rowState(v.id);
-      expectError(await post(`${INTERNAL}/${v.id}/transitions`, { status: 'approved', expected_version: 1 }), 409, 'version_conflict', 'expected_version');
-      expectError(await post(`${INTERNAL}/${v.id}/transitions`, { status: 'approved', expected_version: 3 }), 409, 'version_conflict', 'expected_version');
+      expectError(
+        await post(`${INTERNAL}/${v.id}/transitions`, { status: 'approved', expected_version: 1 }),
+        409,
+        'version_conflict',
+        'expected_version',
+      );
+      expectError(
+        await post(`${INTERNAL}/${v.id}/transitions`, { status: 'approved', expected_version: 3 }),
+        409,
+        'version_conflict',
+        'expected_version',
+      );
       // 0 is no version a verification ever has (they start at 1), so it never matches: a conflict, not bad input.
-      expectError(await post(`${INTERNAL}/${v.id}/transitions`, { status: 'approved', expected_version: 0 }), 409, 'version_conflict', 'expected_version');
+      expectError(
+        await post(`${INTERNAL}/${v.id}/transitions`, { status: 'approved', expected_version: 0 }),
+        409,
+        'version_conflict',
+        'expected_version',
+      );
       await expect(rowState(v.id)).resolves.toEqual(before);
     });
 
     it('is checked before the transition itself', async () => {
       const v = await createVerificationInStatus(t, account.id, 'approved');
-      expectError(await post(`${INTERNAL}/${v.id}/transitions`, { status: 'pending', expected_version: 1 }), 409, 'version_conflict');
-      expectError(await post(`${INTERNAL}/${v.id}/transitions`, { status: 'pending', expected_version: 3 }), 409, 'invalid_transition');
+      expectError(
+        await post(`${INTERNAL}/${v.id}/transitions`, { status: 'pending', expected_version: 1 }),
+        409,
+        'version_conflict',
+      );
+      expectError(
+        await post(`${INTERNAL}/${v.id}/transitions`, { status: 'pending', expected_version: 3 }),
+        409,
+        'invalid_transition',
+      );
     });
 
     it('a match lets the move through', async () => {
@@ -133,7 +182,11 @@ describe('internal verifications: create and transitions', () => {
       const v = await createVerificationInStatus(t, account.id, 'processing');
       const results = await Promise.all([
         post(`${INTERNAL}/${v.id}/transitions`, { status: 'approved', expected_version: 2 }),
-        post(`${INTERNAL}/${v.id}/transitions`, { status: 'rejected', rejection_reasons: ['other'], expected_version: 2 }),
+        post(`${INTERNAL}/${v.id}/transitions`, {
+          status: 'rejected',
+          rejection_reasons: ['other'],
+          expected_version: 2,
+        }),
       ]);
       expect(results.map((r) => r.status).sort()).toEqual([200, 409]);
       await expect(rowState(v.id)).resolves.toMatchObject({ version: 3, history: '3', events: '2' });
@@ -156,8 +209,16 @@ describe('internal verifications: create and transitions', () => {
       expect(resubmitted.submitted_at).toBe(resubmitted.updated_at);
       expect(resubmitted.submitted_at).not.toBe(submitted.submitted_at);
 
-      const rejected = await transition(t, created.id, { status: 'rejected', rejection_reasons: ['document_expired', 'underage'] });
-      expect(rejected).toMatchObject({ version: 5, submitted_at: resubmitted.submitted_at, decided_at: rejected.updated_at, rejection_reasons: ['document_expired', 'underage'] });
+      const rejected = await transition(t, created.id, {
+        status: 'rejected',
+        rejection_reasons: ['document_expired', 'underage'],
+      });
+      expect(rejected).toMatchObject({
+        version: 5,
+        submitted_at: resubmitted.submitted_at,
+        decided_at: rejected.updated_at,
+        rejection_reasons: ['document_expired', 'underage'],
+      });
 
       const shown = await detail(created.id);
       const { status_history: history, ...rest } = shown;
@@ -189,10 +250,24 @@ describe('internal verifications: create and transitions', () => {
         applicant: { last_name: 'Lovelace', date_of_birth: '1815-12-10', email: 'ada@example.com' },
         document: { type: 'passport', country: 'GB' },
       });
-      expect(moved.applicant).toEqual({ first_name: 'Ada', last_name: 'Lovelace', date_of_birth: '1815-12-10', email: 'ada@example.com' });
+      expect(moved.applicant).toEqual({
+        first_name: 'Ada',
+        last_name: 'Lovelace',
+        date_of_birth: '1815-12-10',
+        email: 'ada@example.com',
+      });
       expect(moved.document).toEqual({ type: 'passport', country: 'GB' });
-      const cleared = await transition(t, v.id, { status: 'approved', applicant: { email: null }, document: { type: 'id_card', country: 'FR' } });
-      expect(cleared.applicant).toEqual({ first_name: 'Ada', last_name: 'Lovelace', date_of_birth: '1815-12-10', email: null });
+      const cleared = await transition(t, v.id, {
+        status: 'approved',
+        applicant: { email: null },
+        document: { type: 'id_card', country: 'FR' },
+      });
+      expect(cleared.applicant).toEqual({
+        first_name: 'Ada',
+        last_name: 'Lovelace',
+        date_of_birth: '1815-12-10',
+        email: null,
+      });
       expect(cleared.document).toEqual({ type: 'id_card', country: 'FR' });
       expect((await detail(v.id)).document).toEqual({ type: 'id_card', country: 'FR' });
     });
@@ -208,7 +283,15 @@ describe('internal verifications: create and transitions', () => {
     it('a refused move does not apply its applicant or document either', async () => {
       const v = await createVerification(t, account.id);
       const before = await rowState(v.id);
-      expectError(await post(`${INTERNAL}/${v.id}/transitions`, { status: 'approved', applicant: { first_name: 'X' }, document: { type: 'passport', country: 'GB' } }), 409, 'invalid_transition');
+      expectError(
+        await post(`${INTERNAL}/${v.id}/transitions`, {
+          status: 'approved',
+          applicant: { first_name: 'X' },
+          document: { type: 'passport', country: 'GB' },
+        }),
+        409,
+        'invalid_transition',
+      );
       await expect(rowState(v.id)).resolves.toEqual(before);
     });
   });

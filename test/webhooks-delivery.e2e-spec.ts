@@ -9,8 +9,18 @@ interface EventJson {
   last_error: string | null;
   last_response_status: number | null;
   next_attempt_at: string | null;
-  payload: { id: string; type: string; data: { previous_status: string | null; verification: { id: string; status: string; version: number } } };
-  attempts?: { number: number; at: string; response_status: number | null; duration_ms: number; error: string | null }[];
+  payload: {
+    id: string;
+    type: string;
+    data: { previous_status: string | null; verification: { id: string; status: string; version: number } };
+  };
+  attempts?: {
+    number: number;
+    at: string;
+    response_status: number | null;
+    duration_ms: number;
+    error: string | null;
+  }[];
 }
 
 const SCHEDULE = '200ms,200ms,200ms';
@@ -38,7 +48,9 @@ describe('webhook delivery', () => {
   beforeEach(() => receiver.respondWith({ status: 200 }));
 
   async function events(secret: string, verificationId: string): Promise<EventJson[]> {
-    const res = await t.http.get(`/api/v1/public/kyc/webhook-events?verification_id=${verificationId}&limit=100`).set('authorization', `Bearer ${secret}`);
+    const res = await t.http
+      .get(`/api/v1/public/kyc/webhook-events?verification_id=${verificationId}&limit=100`)
+      .set('authorization', `Bearer ${secret}`);
     expect(res.status).toBe(200);
     return res.body.data as EventJson[];
   }
@@ -49,12 +61,18 @@ describe('webhook delivery', () => {
     return res.body as EventJson;
   }
 
-  async function waitForEvent(secret: string, id: string, predicate: (event: EventJson) => boolean, timeoutMs = 20_000): Promise<EventJson> {
+  async function waitForEvent(
+    secret: string,
+    id: string,
+    predicate: (event: EventJson) => boolean,
+    timeoutMs = 20_000,
+  ): Promise<EventJson> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       const event = await eventDetail(secret, id);
       if (predicate(event)) return event;
-      if (Date.now() > deadline) throw new Error(`event ${id} never reached the expected state: ${JSON.stringify(event)}`);
+      if (Date.now() > deadline)
+        throw new Error(`event ${id} never reached the expected state: ${JSON.stringify(event)}`);
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
   }
@@ -84,14 +102,18 @@ describe('webhook delivery', () => {
       const stored = list.find((event) => event.id === body.id);
       expect(stored?.payload).toEqual(JSON.parse(request.body));
     }
-    const byVersion = received.map((r) => JSON.parse(r.body) as EventJson['payload']).sort((a, b) => a.data.verification.version - b.data.verification.version);
+    const byVersion = received
+      .map((r) => JSON.parse(r.body) as EventJson['payload'])
+      .sort((a, b) => a.data.verification.version - b.data.verification.version);
     expect(byVersion.map((b) => [b.data.previous_status, b.data.verification.status])).toEqual([
       ['pending', 'processing'],
       ['processing', 'rejected'],
     ]);
     const detail = await eventDetail(account.secret, list[0].id);
     expect(detail.attempt_count).toBe(1);
-    expect(detail.attempts).toEqual([{ number: 1, at: expect.any(String), response_status: 200, duration_ms: expect.any(Number), error: null }]);
+    expect(detail.attempts).toEqual([
+      { number: 1, at: expect.any(String), response_status: 200, duration_ms: expect.any(Number), error: null },
+    ]);
     expect(detail.last_error).toBeNull();
     expect(detail.next_attempt_at).toBeNull();
   });
@@ -115,7 +137,9 @@ describe('webhook delivery', () => {
       [rotated.body.webhook_secret as string, signatures[0]],
       [account.secret, signatures[1]],
     ]) {
-      expect(() => verifySignature(secret, { ...request, headers: { ...request.headers, 'webhook-signature': signature } })).not.toThrow();
+      expect(() =>
+        verifySignature(secret, { ...request, headers: { ...request.headers, 'webhook-signature': signature } }),
+      ).not.toThrow();
     }
   });
 
@@ -135,7 +159,9 @@ describe('webhook delivery', () => {
       [2, 502, 'HTTP 502'],
       [3, 204, null],
     ]);
-    const rows = await t.db.query('SELECT response_body FROM webhook_attempts WHERE event_id = $1 ORDER BY number', [id]);
+    const rows = await t.db.query('SELECT response_body FROM webhook_attempts WHERE event_id = $1 ORDER BY number', [
+      id,
+    ]);
     expect(rows.rows[0].response_body).toBe('boom');
   });
 
@@ -157,9 +183,16 @@ describe('webhook delivery', () => {
     }
     receiver.respondWith({ status: 200 });
     const [first, second] = list;
-    const one = await t.http.post(`/api/v1/public/kyc/webhook-events/${first.id}/redeliver`).set('authorization', `Bearer ${account.secret}`);
+    const one = await t.http
+      .post(`/api/v1/public/kyc/webhook-events/${first.id}/redeliver`)
+      .set('authorization', `Bearer ${account.secret}`);
     expect(one.status).toBe(202);
-    expect(one.body).toMatchObject({ id: first.id, object: 'webhook_event', delivery_status: 'pending', attempt_count: ATTEMPTS });
+    expect(one.body).toMatchObject({
+      id: first.id,
+      object: 'webhook_event',
+      delivery_status: 'pending',
+      attempt_count: ATTEMPTS,
+    });
     const redelivered = await waitForEvent(account.secret, first.id, (x) => x.delivery_status === 'delivered');
     expect(redelivered.attempt_count).toBe(ATTEMPTS + 1);
     expect(redelivered.attempts?.map((a) => a.number)).toEqual([1, 2, 3, 4, 5]);
@@ -167,7 +200,10 @@ describe('webhook delivery', () => {
     expect(again).toHaveLength(ATTEMPTS + 1);
     expect(again[ATTEMPTS].body).toBe(again[0].body);
 
-    const bulk = await t.http.post('/api/v1/public/kyc/webhook-events/redeliver').set('authorization', `Bearer ${account.secret}`).send({ delivery_status: 'failed' });
+    const bulk = await t.http
+      .post('/api/v1/public/kyc/webhook-events/redeliver')
+      .set('authorization', `Bearer ${account.secret}`)
+      .send({ delivery_status: 'failed' });
     expect(bulk.status).toBe(202);
     expect(bulk.body).toEqual({ object: 'redelivery', count: 1 });
     await waitForEvent(account.secret, second.id, (x) => x.delivery_status === 'delivered');
@@ -176,7 +212,9 @@ describe('webhook delivery', () => {
 
   it('counts a redirect as a failure and does not follow it', async () => {
     const account = await createAccount(t, { webhook_url: receiver.url });
-    receiver.respondWith((request) => (request.path === '/elsewhere' ? { status: 200 } : { status: 302, headers: { location: '/elsewhere' } }));
+    receiver.respondWith((request) =>
+      request.path === '/elsewhere' ? { status: 200 } : { status: 302, headers: { location: '/elsewhere' } },
+    );
     const v = await createVerification(t, account.id);
     await transition(t, v.id, { status: 'processing' });
     const { id } = await oneEvent(account.secret, v.id);
@@ -215,10 +253,17 @@ describe('webhook delivery', () => {
     const v = await createVerification(t, account.id);
     await transition(t, v.id, { status: 'processing' });
     const event = await oneEvent(account.secret, v.id);
-    expect(event).toMatchObject({ delivery_status: 'failed', last_error: 'no_webhook_url', attempt_count: 0, next_attempt_at: null });
+    expect(event).toMatchObject({
+      delivery_status: 'failed',
+      last_error: 'no_webhook_url',
+      attempt_count: 0,
+      next_attempt_at: null,
+    });
     const detail = await eventDetail(account.secret, event.id);
     expect(detail.attempts).toEqual([]);
-    const redelivered = await t.http.post(`/api/v1/public/kyc/webhook-events/${event.id}/redeliver`).set('authorization', `Bearer ${account.secret}`);
+    const redelivered = await t.http
+      .post(`/api/v1/public/kyc/webhook-events/${event.id}/redeliver`)
+      .set('authorization', `Bearer ${account.secret}`);
     expect(redelivered.status).toBe(202);
     const after = await waitForEvent(account.secret, event.id, (x) => x.delivery_status === 'failed');
     expect(after).toMatchObject({ last_error: 'no_webhook_url', attempt_count: 0 });

@@ -24,7 +24,10 @@ interface EventJson {
   created_at: string;
   delivery_status: string;
   verification_id: string;
-  payload: { test?: boolean; data: { previous_status: string; verification: { status: string; external_user_id: string } } };
+  payload: {
+    test?: boolean;
+    data: { previous_status: string; verification: { status: string; external_user_id: string } };
+  };
 }
 
 describe('webhook-events API', () => {
@@ -53,7 +56,11 @@ describe('webhook-events API', () => {
 
   beforeAll(async () => {
     receiver = await WebhookReceiver.start();
-    t = await startApp({ QUEUE_PREFIX: `${process.env.QUEUE_PREFIX}_events_api`, WEBHOOK_RETRY_SCHEDULE: '100ms', OUTBOX_SWEEP_INTERVAL_MS: '300' });
+    t = await startApp({
+      QUEUE_PREFIX: `${process.env.QUEUE_PREFIX}_events_api`,
+      WEBHOOK_RETRY_SCHEDULE: '100ms',
+      OUTBOX_SWEEP_INTERVAL_MS: '300',
+    });
     account = await createAccount(t, { webhook_url: receiver.url });
     other = await createAccount(t, { webhook_url: receiver.url });
     noUrl = await createAccount(t);
@@ -85,7 +92,12 @@ describe('webhook-events API', () => {
     expect(new Set(data.map((e) => e.verification_id))).toEqual(new Set(verificationIds));
     const order = data.map((e) => [e.created_at, e.id].join()).slice();
     expect(order).toEqual([...order].sort().reverse());
-    expect(data[0]).toMatchObject({ object: 'webhook_event', type: 'verification.status_changed', delivery_status: 'delivered', attempt_count: 1 });
+    expect(data[0]).toMatchObject({
+      object: 'webhook_event',
+      type: 'verification.status_changed',
+      delivery_status: 'delivered',
+      attempt_count: 1,
+    });
   });
 
   it('pages with cursors without repeats or gaps, and refuses a cursor reused with other filters', async () => {
@@ -110,7 +122,10 @@ describe('webhook-events API', () => {
 
   it('filters by delivery_status, verification_id and created range', async () => {
     const byVerification = await get(`${BASE}?verification_id=${verificationIds[1]}`);
-    expect(byVerification.body.data.map((e: EventJson) => e.verification_id)).toEqual([verificationIds[1], verificationIds[1]]);
+    expect(byVerification.body.data.map((e: EventJson) => e.verification_id)).toEqual([
+      verificationIds[1],
+      verificationIds[1],
+    ]);
     expect((await get(`${BASE}?delivery_status=failed,pending`)).body.data).toEqual([]);
     expect((await get(`${BASE}?delivery_status=delivered`)).body.data).toHaveLength(6);
     const all = (await get(`${BASE}?limit=100`)).body.data as EventJson[];
@@ -143,8 +158,13 @@ describe('webhook-events API', () => {
     const detail = await get(`${BASE}/${event.id}`);
     expect(detail.status).toBe(200);
     expect(Object.keys(detail.body).sort()).toEqual([...EVENT_KEYS, 'attempts'].sort());
-    expect(detail.body.attempts).toEqual([{ number: 1, at: expect.any(String), response_status: 200, duration_ms: expect.any(Number), error: null }]);
-    for (const res of [await get(`${BASE}/${event.id}`, other.secret), await post(`${BASE}/${event.id}/redeliver`, undefined, other.secret)]) {
+    expect(detail.body.attempts).toEqual([
+      { number: 1, at: expect.any(String), response_status: 200, duration_ms: expect.any(Number), error: null },
+    ]);
+    for (const res of [
+      await get(`${BASE}/${event.id}`, other.secret),
+      await post(`${BASE}/${event.id}/redeliver`, undefined, other.secret),
+    ]) {
       expect(res.status).toBe(404);
       expect(res.body.error.code).toBe('not_found');
     }
@@ -169,7 +189,13 @@ describe('webhook-events API', () => {
   });
 
   it('bulk redelivery: validates its body, counts what it replays, scoped to the caller', async () => {
-    for (const body of [{}, { delivery_status: 'pending' }, { delivery_status: 'bogus' }, { delivery_status: 'failed', extra: 1 }, { delivery_status: 'failed', created_from: 'x' }]) {
+    for (const body of [
+      {},
+      { delivery_status: 'pending' },
+      { delivery_status: 'bogus' },
+      { delivery_status: 'failed', extra: 1 },
+      { delivery_status: 'failed', created_from: 'x' },
+    ]) {
       const res = await post(`${BASE}/redeliver`, body);
       expect(res.status).toBe(400);
       expect(res.body.error.code).toBe('validation_failed');
@@ -178,7 +204,11 @@ describe('webhook-events API', () => {
     expect(none.status).toBe(202);
     expect(none.body).toEqual({ object: 'redelivery', count: 0 });
     const all = (await get(`${BASE}?limit=100`)).body.data as EventJson[];
-    const window = await post(`${BASE}/redeliver`, { delivery_status: 'delivered', created_from: all[1].created_at, created_to: all[0].created_at });
+    const window = await post(`${BASE}/redeliver`, {
+      delivery_status: 'delivered',
+      created_from: all[1].created_at,
+      created_to: all[0].created_at,
+    });
     expect(window.status).toBe(202);
     expect(window.body).toEqual({ object: 'redelivery', count: 1 });
     await waitForStatus(all[1].id, 'delivered');
@@ -186,17 +216,24 @@ describe('webhook-events API', () => {
     expect(otherEvents.every((e) => e.delivery_status === 'delivered')).toBe(true);
   });
 
-  it.each(['pending', 'processing', 'approved', 'rejected'])('sends a signed test event for status %s', async (status) => {
-    const res = await post(`${BASE}/test`, { status });
-    expect(res.status).toBe(202);
-    expect(res.body).toMatchObject({ object: 'webhook_event', delivery_status: 'pending' });
-    expect(res.body.payload).toMatchObject({ id: res.body.id, test: true, data: { verification: { status, external_user_id: 'test_user' } } });
-    const [request] = await receiver.waitForCount(res.body.id, 1);
-    const body = verifySignature(account.secret, request) as EventJson['payload'];
-    expect(body.test).toBe(true);
-    expect(body.data.verification.status).toBe(status);
-    await waitForStatus(res.body.id, 'delivered');
-  });
+  it.each(['pending', 'processing', 'approved', 'rejected'])(
+    'sends a signed test event for status %s',
+    async (status) => {
+      const res = await post(`${BASE}/test`, { status });
+      expect(res.status).toBe(202);
+      expect(res.body).toMatchObject({ object: 'webhook_event', delivery_status: 'pending' });
+      expect(res.body.payload).toMatchObject({
+        id: res.body.id,
+        test: true,
+        data: { verification: { status, external_user_id: 'test_user' } },
+      });
+      const [request] = await receiver.waitForCount(res.body.id, 1);
+      const body = verifySignature(account.secret, request) as EventJson['payload'];
+      expect(body.test).toBe(true);
+      expect(body.data.verification.status).toBe(status);
+      await waitForStatus(res.body.id, 'delivered');
+    },
+  );
 
   it('test events: unknown status is 400; no webhook_url is recorded as failed/no_webhook_url', async () => {
     expect((await post(`${BASE}/test`, { status: 'done' })).status).toBe(400);
@@ -221,7 +258,12 @@ describe('Bull dashboard', () => {
   const basic = (user: string, password: string) => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
 
   it('asks for HTTP Basic credentials', async () => {
-    for (const authorization of [undefined, basic('admin', 'wrong'), basic('root', t.adminToken), `Bearer ${t.adminToken}`]) {
+    for (const authorization of [
+      undefined,
+      basic('admin', 'wrong'),
+      basic('root', t.adminToken),
+      `Bearer ${t.adminToken}`,
+    ]) {
       const req = t.http.get('/admin/queues');
       const res = authorization ? await req.set('authorization', authorization) : await req;
       expect(res.status).toBe(401);
@@ -240,11 +282,15 @@ describe('Bull dashboard', () => {
   });
 
   it("answers the dashboard API's own errors with the contract's error body", async () => {
-    const res = await t.http.put('/admin/queues/api/queues/no-such-queue/pause').set('authorization', basic('admin', t.adminToken));
+    const res = await t.http
+      .put('/admin/queues/api/queues/no-such-queue/pause')
+      .set('authorization', basic('admin', t.adminToken));
     expectError(res, 404, 'not_found');
     // bull-board's own reason is kept as the message.
     expect(res.body.error.message).toMatch(/queue/i);
-    const job = await t.http.get('/admin/queues/api/queues/webhook-deliveries/no-such-job').set('authorization', basic('admin', t.adminToken));
+    const job = await t.http
+      .get('/admin/queues/api/queues/webhook-deliveries/no-such-job')
+      .set('authorization', basic('admin', t.adminToken));
     expectError(job, 404, 'not_found');
     expect(job.body.error.message).toMatch(/job/i);
     // Nest's own 404 under the dashboard's path is already in the contract's shape and passes unchanged.

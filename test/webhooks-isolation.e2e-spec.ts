@@ -7,16 +7,27 @@ interface AttemptRow {
   error: string | null;
 }
 
-async function waitForFailed(t: TestApp, verificationId: string, timeoutMs = 20_000): Promise<{ id: string; last_error: string; attempts: AttemptRow[] }> {
+async function waitForFailed(
+  t: TestApp,
+  verificationId: string,
+  timeoutMs = 20_000,
+): Promise<{ id: string; last_error: string; attempts: AttemptRow[] }> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const res = await t.db.query(`SELECT id, delivery_status, last_error FROM webhook_events WHERE verification_id = $1`, [verificationId]);
+    const res = await t.db.query(
+      `SELECT id, delivery_status, last_error FROM webhook_events WHERE verification_id = $1`,
+      [verificationId],
+    );
     const row = res.rows[0];
     if (row?.delivery_status === 'failed') {
-      const attempts = await t.db.query('SELECT response_status, error FROM webhook_attempts WHERE event_id = $1 ORDER BY number', [row.id]);
+      const attempts = await t.db.query(
+        'SELECT response_status, error FROM webhook_attempts WHERE event_id = $1 ORDER BY number',
+        [row.id],
+      );
       return { id: row.id, last_error: row.last_error, attempts: attempts.rows };
     }
-    if (Date.now() > deadline) throw new Error(`event of ${verificationId} is ${row?.delivery_status}, expected failed`);
+    if (Date.now() > deadline)
+      throw new Error(`event of ${verificationId} is ${row?.delivery_status}, expected failed`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
@@ -96,7 +107,9 @@ describe('noisy neighbours', () => {
     const v = await createVerification(t, fast.id);
     await transition(t, v.id, { status: 'processing' });
     const committed = Date.now();
-    const [event] = (await t.db.query('SELECT id FROM webhook_events WHERE verification_id = $1', [v.id])).rows as { id: string }[];
+    const [event] = (await t.db.query('SELECT id FROM webhook_events WHERE verification_id = $1', [v.id])).rows as {
+      id: string;
+    }[];
     const [arrival] = await healthy.waitForCount(event.id, 1, 10_000);
     expect(arrival.at - committed).toBeLessThan(1_000);
     // The hanging account never had more than its 2 slots in flight.

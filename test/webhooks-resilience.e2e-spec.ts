@@ -6,7 +6,10 @@ import { WebhookReceiver } from './helpers/webhook-receiver';
 const FAST = { WEBHOOK_RETRY_SCHEDULE: '200ms,200ms,200ms', OUTBOX_SWEEP_INTERVAL_MS: '300' };
 
 async function eventIdsOf(t: TestApp, verificationIds: string[]): Promise<string[]> {
-  const res = await t.db.query('SELECT id FROM webhook_events WHERE verification_id = ANY($1::uuid[]) ORDER BY created_at', [verificationIds]);
+  const res = await t.db.query(
+    'SELECT id FROM webhook_events WHERE verification_id = ANY($1::uuid[]) ORDER BY created_at',
+    [verificationIds],
+  );
   return res.rows.map((row: { id: string }) => row.id);
 }
 
@@ -15,7 +18,8 @@ async function waitForStatus(t: TestApp, eventId: string, status: string, timeou
   for (;;) {
     const res = await t.db.query('SELECT delivery_status FROM webhook_events WHERE id = $1', [eventId]);
     if (res.rows[0]?.delivery_status === status) return;
-    if (Date.now() > deadline) throw new Error(`event ${eventId} is ${res.rows[0]?.delivery_status}, expected ${status}`);
+    if (Date.now() > deadline)
+      throw new Error(`event ${eventId} is ${res.rows[0]?.delivery_status}, expected ${status}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
@@ -41,7 +45,9 @@ describe('webhook delivery survives Redis outages', () => {
     await redis.start();
     t = await startApp({ ...FAST, REDIS_URL: redis.url });
     const account = await createAccount(t, { webhook_url: receiver.url });
-    const verifications = await Promise.all(Array.from({ length: 5 }, () => createVerification(t as TestApp, account.id)));
+    const verifications = await Promise.all(
+      Array.from({ length: 5 }, () => createVerification(t as TestApp, account.id)),
+    );
     await redis.stop();
     for (const v of verifications) {
       const started = Date.now();
@@ -52,10 +58,17 @@ describe('webhook delivery survives Redis outages', () => {
       expect(res.status).toBe(200);
       expect(Date.now() - started).toBeLessThan(1_000);
     }
-    const ids = await eventIdsOf(t, verifications.map((v) => v.id));
+    const ids = await eventIdsOf(
+      t,
+      verifications.map((v) => v.id),
+    );
     expect(ids).toHaveLength(5);
     await redis.start();
-    await receiver.waitFor(() => ids.every((id) => receiver.for(id).length >= 1), 30_000, 'all 5 webhooks after the outage');
+    await receiver.waitFor(
+      () => ids.every((id) => receiver.for(id).length >= 1),
+      30_000,
+      'all 5 webhooks after the outage',
+    );
     for (const id of ids) await waitForStatus(t, id, 'delivered');
   });
 
@@ -126,7 +139,9 @@ describe('webhook delivery across worker processes', () => {
     const worker = await start({ APP_ROLE: 'worker' });
     await receiver.waitForCount(id, 1);
     expect((await worker.http.get('/health/live')).status).toBe(200);
-    const refused = await worker.http.get('/api/v1/public/kyc/webhook-events').set('authorization', `Bearer ${account.secret}`);
+    const refused = await worker.http
+      .get('/api/v1/public/kyc/webhook-events')
+      .set('authorization', `Bearer ${account.secret}`);
     expect(refused.status).toBe(404);
     expect(refused.body.error.code).toBe('not_found');
   });

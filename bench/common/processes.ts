@@ -37,7 +37,12 @@ export interface StartOptions {
 }
 
 /** Starts `script` on a free port with `env` and waits (30 s at most) until `ready` says so. */
-export async function startProcess(name: string, script: string, env: Record<string, string>, options: StartOptions): Promise<BenchProcess> {
+export async function startProcess(
+  name: string,
+  script: string,
+  env: Record<string, string>,
+  options: StartOptions,
+): Promise<BenchProcess> {
   const port = await freePort();
   const portEnv = Object.fromEntries((options.portVariables ?? ['PORT']).map((variable) => [variable, String(port)]));
   const child = spawn(process.execPath, [...(options.nodeArgs ?? []), script], {

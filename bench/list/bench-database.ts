@@ -2,7 +2,10 @@ import { Client } from 'pg';
 import { createDatabaseIfMissing, runMigrations } from 'src/database/migrate';
 import { isSeeded, seed } from './seed';
 
-async function withMaintenanceDb<T>(databaseUrl: string, work: (client: Client, name: string) => Promise<T>): Promise<T> {
+async function withMaintenanceDb<T>(
+  databaseUrl: string,
+  work: (client: Client, name: string) => Promise<T>,
+): Promise<T> {
   const url = new URL(databaseUrl);
   const name = decodeURIComponent(url.pathname.slice(1));
   if (!/bench/.test(name)) throw new Error(`Refusing to touch database "${name}": its name does not say bench`);
@@ -21,18 +24,26 @@ async function withMaintenanceDb<T>(databaseUrl: string, work: (client: Client, 
  * is missing, incomplete, of an older seed version, or `force`d is dropped and built again from
  * the migrations, so the measured schema is always exactly the migrations' schema.
  */
-export async function prepareBenchDatabase(databaseUrl: string, force: boolean, log: (line: string) => void): Promise<void> {
+export async function prepareBenchDatabase(
+  databaseUrl: string,
+  force: boolean,
+  log: (line: string) => void,
+): Promise<void> {
   const exists = await withMaintenanceDb(databaseUrl, async (client, name) => {
     const found = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
     return found.rowCount === 1;
   });
   if (exists && !force && (await isSeeded(databaseUrl))) {
     const applied = await runMigrations(databaseUrl);
-    log(`bench database already seeded${applied.length ? `; applied new migrations ${applied.join(', ')}` : ''} (--reseed to rebuild)`);
+    log(
+      `bench database already seeded${applied.length ? `; applied new migrations ${applied.join(', ')}` : ''} (--reseed to rebuild)`,
+    );
     return;
   }
   if (exists) {
-    await withMaintenanceDb(databaseUrl, (client, name) => client.query(`DROP DATABASE "${name.replace(/"/g, '""')}" WITH (FORCE)`));
+    await withMaintenanceDb(databaseUrl, (client, name) =>
+      client.query(`DROP DATABASE "${name.replace(/"/g, '""')}" WITH (FORCE)`),
+    );
   }
   await createDatabaseIfMissing(databaseUrl);
   await runMigrations(databaseUrl);

@@ -94,7 +94,8 @@ export async function listPage(authorization: string | undefined, query: URLSear
   const limit = Number(query.get('limit') ?? DEFAULT_LIMIT);
   const sort = query.get('sort') ?? '-created_at';
   const order = SORTS[sort];
-  if (!order || !Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) return reply(400, { error: { code: 'validation_failed' } });
+  if (!order || !Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT)
+    return reply(400, { error: { code: 'validation_failed' } });
   const statuses = query.get('status') ? [...new Set(query.get('status')?.split(','))].sort() : undefined;
   const q = query.get('q') ?? undefined;
   const scope = cursorScope({ route: 'floor', accountId, statuses, q, sort });
@@ -103,7 +104,8 @@ export async function listPage(authorization: string | undefined, query: URLSear
   const add = (value: unknown): string => `$${values.push(value)}`;
   const where = [`account_id = ${add(accountId)}`];
   if (statuses) where.push(`status = ANY(${add(statuses)}::varchar[])`);
-  if (q !== undefined) where.push(`search_text LIKE '%' || lower(${add(q.replace(/[\\%_]/g, (c) => `\\${c}`))}) || '%'`);
+  if (q !== undefined)
+    where.push(`search_text LIKE '%' || lower(${add(q.replace(/[\\%_]/g, (c) => `\\${c}`))}) || '%'`);
   const cursor = query.get('cursor');
   if (cursor) {
     try {
@@ -117,9 +119,10 @@ export async function listPage(authorization: string | undefined, query: URLSear
   }
   const orderBy = `ORDER BY ${order.column} ${order.direction}, id ${order.direction}`;
   const limitParam = add(limit + 1);
-  const sql = q === undefined
-    ? `SELECT ${COLUMNS} FROM verifications WHERE ${where.join(' AND ')} ${orderBy} LIMIT ${limitParam}`
-    : `SELECT ${COLUMNS} FROM (
+  const sql =
+    q === undefined
+      ? `SELECT ${COLUMNS} FROM verifications WHERE ${where.join(' AND ')} ${orderBy} LIMIT ${limitParam}`
+      : `SELECT ${COLUMNS} FROM (
            SELECT id AS page_id, ${order.column} AS page_at FROM verifications WHERE ${where.join(' AND ')} ${orderBy} LIMIT ${limitParam}
          ) page JOIN verifications ON verifications.id = page.page_id
          ORDER BY page.page_at ${order.direction}, page.page_id ${order.direction}`;
@@ -131,9 +134,13 @@ export async function listPage(authorization: string | undefined, query: URLSear
     object: 'list',
     data: rows.map(toJson),
     has_more: hasMore,
-    next_cursor: hasMore && last
-      ? codec.encode(scope, { value: (order.column === 'created_at' ? last.createdAt : last.updatedAt).toISOString(), id: last.id })
-      : null,
+    next_cursor:
+      hasMore && last
+        ? codec.encode(scope, {
+            value: (order.column === 'created_at' ? last.createdAt : last.updatedAt).toISOString(),
+            id: last.id,
+          })
+        : null,
   });
 }
 

@@ -77,7 +77,13 @@ class Tally {
   measured(): Measured {
     const sorted = [...this.latencies].sort((a, b) => a - b);
     const at = (q: number): number => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
-    return { rps: this.requests / this.seconds, p50: Math.round(at(0.5)), p99: Math.round(at(0.99)), requests: this.requests, failures: this.failures };
+    return {
+      rps: this.requests / this.seconds,
+      p50: Math.round(at(0.5)),
+      p99: Math.round(at(0.99)),
+      requests: this.requests,
+      failures: this.failures,
+    };
   }
 }
 
@@ -162,13 +168,22 @@ function qVariants(): Variant[] {
 }
 
 /** The floor must return exactly the service's rows, or the comparison means nothing. */
-async function checkSameRows(scenario: string, service: Target, floors: Target[], serviceVariants: Variant[], floorVariants: Variant[]): Promise<void> {
+async function checkSameRows(
+  scenario: string,
+  service: Target,
+  floors: Target[],
+  serviceVariants: Variant[],
+  floorVariants: Variant[],
+): Promise<void> {
   for (let i = 0; i < Math.min(serviceVariants.length, 40); i++) {
     const expected = await getPage(service, serviceVariants[i] as Variant);
     for (const floor of floors) {
       const page = await getPage(floor, floorVariants[i] as Variant);
-      const same = expected.has_more === page.has_more && expected.data.map((r) => r.id).join() === page.data.map((r) => r.id).join();
-      if (!same) throw new Error(`${scenario}: the ${floor.name} and the service disagree on ${serviceVariants[i]?.path}`);
+      const same =
+        expected.has_more === page.has_more &&
+        expected.data.map((r) => r.id).join() === page.data.map((r) => r.id).join();
+      if (!same)
+        throw new Error(`${scenario}: the ${floor.name} and the service disagree on ${serviceVariants[i]?.path}`);
     }
   }
 }
@@ -183,7 +198,13 @@ const SETTLE_MS = 500;
  * One autocannon run: the responses after SETTLE_MS are counted into the tally (requests, seconds,
  * failures, every latency) and their req/s is returned.
  */
-async function load(target: Target, variants: Variant[], connections: number, seconds: number, tally: Tally): Promise<number> {
+async function load(
+  target: Target,
+  variants: Variant[],
+  connections: number,
+  seconds: number,
+  tally: Tally,
+): Promise<number> {
   let next = 0;
   const options: autocannon.Options = {
     url: target.url,
@@ -203,7 +224,9 @@ async function load(target: Target, variants: Variant[], connections: number, se
   let failed = 0;
   const startedAt = performance.now();
   const result = await new Promise<autocannon.Result>((resolve, reject) => {
-    const run = autocannon(options, (error: unknown, done: autocannon.Result) => (error ? reject(error as Error) : resolve(done)));
+    const run = autocannon(options, (error: unknown, done: autocannon.Result) =>
+      error ? reject(error as Error) : resolve(done),
+    );
     run.on('response', (_client, status, _bytes, responseTime) => {
       if (performance.now() - startedAt < SETTLE_MS) return;
       counted++;
@@ -223,9 +246,11 @@ function table(rows: Row[]): string {
   const lines = [
     '| scenario | service req/s | p50 ms | p99 ms | floor req/s | p50 ms | p99 ms | ratio | median slice ratio | bare Nest req/s | p99 ms | Nest / floor | service / Nest |',
     '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
-    ...rows.map(({ scenario, service: s, nest: n, floor: f, sliceRatio }) =>
-      `| ${scenario} | ${fmt(s.rps)} | ${fmt(s.p50)} | ${fmt(s.p99)} | ${fmt(f.rps)} | ${fmt(f.p50)} | ${fmt(f.p99)} | ${fmt(s.rps / f.rps, 2)} | ${fmt(sliceRatio, 2)} ` +
-      `| ${fmt(n.rps)} | ${fmt(n.p99)} | ${fmt(n.rps / f.rps, 2)} | ${fmt(s.rps / n.rps, 2)} |`),
+    ...rows.map(
+      ({ scenario, service: s, nest: n, floor: f, sliceRatio }) =>
+        `| ${scenario} | ${fmt(s.rps)} | ${fmt(s.p50)} | ${fmt(s.p99)} | ${fmt(f.rps)} | ${fmt(f.p50)} | ${fmt(f.p99)} | ${fmt(s.rps / f.rps, 2)} | ${fmt(sliceRatio, 2)} ` +
+        `| ${fmt(n.rps)} | ${fmt(n.p99)} | ${fmt(n.rps / f.rps, 2)} | ${fmt(s.rps / n.rps, 2)} |`,
+    ),
   ];
   return lines.join('\n');
 }
@@ -233,7 +258,9 @@ function table(rows: Row[]): string {
 function targets(rows: Row[]): string[] {
   const by = (name: string): Row => rows.find((row) => row.scenario === name) as Row;
   const verdict = (ok: boolean): string => (ok ? 'PASS' : 'FAIL');
-  const worst = Math.min(...rows.filter((row) => !row.scenario.includes('5 connections')).map((row) => row.service.rps / row.floor.rps));
+  const worst = Math.min(
+    ...rows.filter((row) => !row.scenario.includes('5 connections')).map((row) => row.service.rps / row.floor.rps),
+  );
   const deep = by('deep page (200 hops)').service.p99;
   const first = by('first page').service.p99;
   const q = by('q search').service.p99;
@@ -297,17 +324,32 @@ async function main(): Promise<void> {
       { name: 'first page', service: perAccount('limit=20'), floor: perAccount('limit=20') },
       { name: 'deep page (200 hops)', service: deepService, floor: deepFloor },
       { name: 'q search', service: qVariants(), floor: qVariants() },
-      { name: 'status filter', service: perAccount('status=approved,rejected'), floor: perAccount('status=approved,rejected') },
+      {
+        name: 'status filter',
+        service: perAccount('status=approved,rejected'),
+        floor: perAccount('status=approved,rejected'),
+      },
     ];
     const loadBefore = loadavg()[0] ?? 0;
-    log(`1-minute load average before the runs: ${loadBefore.toFixed(2)} (includes the cursor walk just done; other work on the machine shows up here too)`);
+    log(
+      `1-minute load average before the runs: ${loadBefore.toFixed(2)} (includes the cursor walk just done; other work on the machine shows up here too)`,
+    );
     const rows: Row[] = [];
     const sliceSeconds = Math.max(1, Math.round(options.duration / options.slices));
-    const lowConcurrency = { name: 'q search, 5 connections', service: qVariants(), floor: qVariants(), connections: 5 };
+    const lowConcurrency = {
+      name: 'q search, 5 connections',
+      service: qVariants(),
+      floor: qVariants(),
+      connections: 5,
+    };
     for (const scenario of [...scenarios, lowConcurrency]) {
       // The bare Nest floor runs floor-core.ts too, so the floor's cursors are valid on it.
       await checkSameRows(scenario.name, service, [floor, nest], scenario.service, scenario.floor);
-      const runs: [TargetName, Target, Variant[]][] = [['service', service, scenario.service], ['nest', nest, scenario.floor], ['floor', floor, scenario.floor]];
+      const runs: [TargetName, Target, Variant[]][] = [
+        ['service', service, scenario.service],
+        ['nest', nest, scenario.floor],
+        ['floor', floor, scenario.floor],
+      ];
       const connections = scenario.connections ?? options.connections;
       // Warm-up runs count into a tally nobody reads.
       for (const [, target, variants] of runs) await load(target, variants, connections, options.warmup, new Tally());
@@ -322,8 +364,14 @@ async function main(): Promise<void> {
         sliceRatios.push((rps.service as number) / (rps.floor as number));
       }
       const [s, n, f] = [tallies.service.measured(), tallies.nest.measured(), tallies.floor.measured()];
-      for (const [name, m] of [['service', s], ['nest', n], ['floor', f]] as const) {
-        log(`${scenario.name} / ${name}: ${m.rps.toFixed(0)} req/s, p50 ${m.p50} ms, p99 ${m.p99} ms${m.failures ? `, ${m.failures} FAILED requests` : ''}`);
+      for (const [name, m] of [
+        ['service', s],
+        ['nest', n],
+        ['floor', f],
+      ] as const) {
+        log(
+          `${scenario.name} / ${name}: ${m.rps.toFixed(0)} req/s, p50 ${m.p50} ms, p99 ${m.p99} ms${m.failures ? `, ${m.failures} FAILED requests` : ''}`,
+        );
       }
       log(`${scenario.name}: service / floor per slice ${sliceRatios.map((r) => r.toFixed(2)).join(' ')}`);
       rows.push({ scenario: scenario.name, service: s, nest: n, floor: f, sliceRatio: median(sliceRatios) });
@@ -331,14 +379,19 @@ async function main(): Promise<void> {
 
     const failures = rows.flatMap((row) => [row.service, row.nest, row.floor]).reduce((sum, m) => sum + m.failures, 0);
     log('');
-    log(`Machine: ${machine}; ${options.connections} connections; per scenario and target ${options.warmup} s warm-up, then ${options.slices} slices of ${sliceSeconds} s interleaved with the other targets' (the first ${SETTLE_MS} ms of each left out);`);
-    log(`autocannon runs in this process, the service and the two floors in their own, all on the same machine as PostgreSQL.`);
+    log(
+      `Machine: ${machine}; ${options.connections} connections; per scenario and target ${options.warmup} s warm-up, then ${options.slices} slices of ${sliceSeconds} s interleaved with the other targets' (the first ${SETTLE_MS} ms of each left out);`,
+    );
+    log(
+      `autocannon runs in this process, the service and the two floors in their own, all on the same machine as PostgreSQL.`,
+    );
     log(`1-minute load average: ${loadBefore.toFixed(2)} before the runs, ${(loadavg()[0] ?? 0).toFixed(2)} after.`);
     log('');
     log(table(rows));
     log('');
     for (const line of targets(rows)) log(line);
-    if (failures > 0) log(`WARNING: ${failures} requests failed (non-2xx, errors or time-outs); the figures above are suspect`);
+    if (failures > 0)
+      log(`WARNING: ${failures} requests failed (non-2xx, errors or time-outs); the figures above are suspect`);
     if (options.out) writeFileSync(options.out, JSON.stringify({ machine, options, rows }, null, 2) + '\n');
   } catch (error) {
     for (const target of started) {

@@ -10,7 +10,12 @@ export const FLOOR_MAIN = join(__dirname, 'floor-server.js');
 export const NEST_FLOOR_MAIN = join(__dirname, 'nest-floor.js');
 
 /** Starts `script` with `env` and waits until `probePath` answers with anything at all. */
-export async function startTarget(name: string, script: string, env: Record<string, string>, probePath: string): Promise<Target> {
+export async function startTarget(
+  name: string,
+  script: string,
+  env: Record<string, string>,
+  probePath: string,
+): Promise<Target> {
   return startProcess(name, script, env, {
     portVariables: ['PORT', 'FLOOR_PORT'],
     ready: async (url) => {

@@ -38,7 +38,9 @@ function freePort(): Promise<number> {
 }
 
 function soakDatabaseUrl(): string {
-  const url = new URL(process.env.SOAK_DATABASE_URL ?? process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/kyc');
+  const url = new URL(
+    process.env.SOAK_DATABASE_URL ?? process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/kyc',
+  );
   if (!process.env.SOAK_DATABASE_URL) url.pathname = '/kyc_soak_bench';
   if (!/bench/.test(url.pathname)) throw new Error(`Refusing to use ${url.pathname}: its name does not say bench`);
   return url.toString();
@@ -71,7 +73,11 @@ async function waitForHttp(url: string, child: ChildProcess, what: string): Prom
 
 async function startRedis(): Promise<{ child: ChildProcess; url: string }> {
   const port = await freePort();
-  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+  const child = spawn(
+    'redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+    { stdio: 'ignore' },
+  );
   const redis = new Redis(port, '127.0.0.1', { lazyConnect: true, maxRetriesPerRequest: 1, retryStrategy: () => null });
   redis.on('error', () => undefined);
   for (let i = 0; ; i += 1) {
@@ -97,7 +103,11 @@ function startReceiver(): Promise<{ server: Server; url: string; ids: Map<string
       res.writeHead(200).end('ok');
     });
   });
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ server, ids, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook` })));
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () =>
+      resolve({ server, ids, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook` }),
+    ),
+  );
 }
 
 function rssMb(pid: number): number {
@@ -160,10 +170,18 @@ async function main(): Promise<void> {
   try {
     await waitForHttp(`${base}/health/live`, service, 'the service');
     await db.connect();
-    const call = async (method: string, path: string, token: string, body?: unknown): Promise<{ status: number; json: Record<string, unknown> }> => {
+    const call = async (
+      method: string,
+      path: string,
+      token: string,
+      body?: unknown,
+    ): Promise<{ status: number; json: Record<string, unknown> }> => {
       const res = await fetch(`${base}${path}`, {
         method,
-        headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        headers: {
+          authorization: `Bearer ${token}`,
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
         body: body === undefined ? undefined : JSON.stringify(body),
         signal: AbortSignal.timeout(30_000),
       });
@@ -196,23 +214,75 @@ async function main(): Promise<void> {
       const account = counter % ACCOUNTS;
       const secret = accounts[account].secret;
       const pick = counter % 20;
-      if (pick < 4) return { route: 'GET list', method: 'GET', path: '/api/v1/public/kyc/verifications?limit=20', token: secret, expect: 200 };
-      if (pick < 6) return { route: 'GET list status', method: 'GET', path: '/api/v1/public/kyc/verifications?status=approved,rejected&sort=-updated_at', token: secret, expect: 200 };
-      if (pick < 8) return { route: 'GET list q', method: 'GET', path: `/api/v1/public/kyc/verifications?q=lovelace${counter % 97}`, token: secret, expect: 200 };
+      if (pick < 4)
+        return {
+          route: 'GET list',
+          method: 'GET',
+          path: '/api/v1/public/kyc/verifications?limit=20',
+          token: secret,
+          expect: 200,
+        };
+      if (pick < 6)
+        return {
+          route: 'GET list status',
+          method: 'GET',
+          path: '/api/v1/public/kyc/verifications?status=approved,rejected&sort=-updated_at',
+          token: secret,
+          expect: 200,
+        };
+      if (pick < 8)
+        return {
+          route: 'GET list q',
+          method: 'GET',
+          path: `/api/v1/public/kyc/verifications?q=lovelace${counter % 97}`,
+          token: secret,
+          expect: 200,
+        };
       if (pick < 10) {
         const v = known[counter % known.length];
-        return { route: 'GET detail', method: 'GET', path: `/api/v1/public/kyc/verifications/${v.id}`, token: accounts[v.account].secret, expect: 200 };
+        return {
+          route: 'GET detail',
+          method: 'GET',
+          path: `/api/v1/public/kyc/verifications/${v.id}`,
+          token: accounts[v.account].secret,
+          expect: 200,
+        };
       }
-      if (pick < 12) return { route: 'GET webhook-events', method: 'GET', path: '/api/v1/public/kyc/webhook-events?limit=50', token: secret, expect: 200 };
+      if (pick < 12)
+        return {
+          route: 'GET webhook-events',
+          method: 'GET',
+          path: '/api/v1/public/kyc/webhook-events?limit=50',
+          token: secret,
+          expect: 200,
+        };
       if (pick < 14 || moving.length === 0) {
-        const then = (json: Record<string, unknown>): void => void moving.push({ id: String(json.id), next: 'processing' });
-        return { route: 'POST create', method: 'POST', path: '/api/v1/internal/kyc/verifications', token: internal, body: { account_id: accounts[account].id, external_user_id: `soak-new-${counter}` }, expect: 201, then };
+        const then = (json: Record<string, unknown>): void =>
+          void moving.push({ id: String(json.id), next: 'processing' });
+        return {
+          route: 'POST create',
+          method: 'POST',
+          path: '/api/v1/internal/kyc/verifications',
+          token: internal,
+          body: { account_id: accounts[account].id, external_user_id: `soak-new-${counter}` },
+          expect: 201,
+          then,
+        };
       }
       const step = moving.shift() as (typeof moving)[number];
-      const body = step.next === 'rejected' ? { status: 'rejected', rejection_reasons: ['other'] } : { status: step.next };
+      const body =
+        step.next === 'rejected' ? { status: 'rejected', rejection_reasons: ['other'] } : { status: step.next };
       const decision = counter % 2 ? 'approved' : 'rejected';
       const then = step.next === 'processing' ? () => void moving.push({ id: step.id, next: decision }) : undefined;
-      return { route: 'POST transition', method: 'POST', path: `/api/v1/internal/kyc/verifications/${step.id}/transitions`, token: internal, body, expect: 200, then };
+      return {
+        route: 'POST transition',
+        method: 'POST',
+        path: `/api/v1/internal/kyc/verifications/${step.id}/transitions`,
+        token: internal,
+        body,
+        expect: 200,
+        then,
+      };
     };
 
     const minutes: Map<string, number[]>[] = [];
@@ -248,7 +318,8 @@ async function main(): Promise<void> {
       const at = performance.now();
       const done = call(c.method, c.path, c.token, c.body)
         .then((res) => {
-          if (res.status !== c.expect) errors[`${c.route} ${res.status}`] = (errors[`${c.route} ${res.status}`] ?? 0) + 1;
+          if (res.status !== c.expect)
+            errors[`${c.route} ${res.status}`] = (errors[`${c.route} ${res.status}`] ?? 0) + 1;
           else c.then?.(res.json);
         })
         .catch((error: Error) => {
@@ -270,7 +341,9 @@ async function main(): Promise<void> {
     // Every status change's webhook must arrive.
     let outbox = { events: 0, pending: 0 };
     for (let i = 0; i < 120; i += 1) {
-      const res = await db.query<{ events: number; pending: number }>(`SELECT count(*)::int AS events, count(*) FILTER (WHERE delivery_status = 'pending')::int AS pending FROM webhook_events`);
+      const res = await db.query<{ events: number; pending: number }>(
+        `SELECT count(*)::int AS events, count(*) FILTER (WHERE delivery_status = 'pending')::int AS pending FROM webhook_events`,
+      );
       outbox = res.rows[0];
       if (outbox.pending === 0) break;
       await sleep(1_000);
@@ -281,7 +354,9 @@ async function main(): Promise<void> {
 
     const routes = [...new Set(minutes.flatMap((bucket) => (bucket ? [...bucket.keys()] : [])))].sort();
     log('');
-    log(`p99 per route per minute (ms), ${sent} requests sent at ${RATE}/s over ${SECONDS} s, ${skipped} ticks skipped (over ${MAX_IN_FLIGHT} in flight)`);
+    log(
+      `p99 per route per minute (ms), ${sent} requests sent at ${RATE}/s over ${SECONDS} s, ${skipped} ticks skipped (over ${MAX_IN_FLIGHT} in flight)`,
+    );
     log(['route'.padEnd(20), ...minutes.map((_, i) => `m${i + 1}`.padStart(6))].join(''));
     for (const route of routes) {
       log([route.padEnd(20), ...minutes.map((bucket) => String(p99(bucket?.get(route) ?? [])).padStart(6))].join(''));
@@ -289,12 +364,27 @@ async function main(): Promise<void> {
     const errorCount = Object.values(errors).reduce((a, b) => a + b, 0);
     log('');
     log(`errors: ${errorCount}${errorCount ? ` ${JSON.stringify(errors)}` : ''}`);
-    log(`service RSS: ${samples[0].rss_mb} MB at start, ${samples[samples.length - 1].rss_mb} MB at end (per minute: ${samples.map((s) => s.rss_mb).join(' ')})`);
-    log(`redis used_memory: ${samples[0].redis_mb} MB at start, ${samples[samples.length - 1].redis_mb} MB at end (per minute: ${samples.map((s) => s.redis_mb).join(' ')})`);
-    log(`webhooks: ${outbox.events} events, ${outbox.events - lost} delivered, ${lost} lost, ${duplicated} duplicated, ${outbox.pending} still pending`);
+    log(
+      `service RSS: ${samples[0].rss_mb} MB at start, ${samples[samples.length - 1].rss_mb} MB at end (per minute: ${samples.map((s) => s.rss_mb).join(' ')})`,
+    );
+    log(
+      `redis used_memory: ${samples[0].redis_mb} MB at start, ${samples[samples.length - 1].redis_mb} MB at end (per minute: ${samples.map((s) => s.redis_mb).join(' ')})`,
+    );
+    log(
+      `webhooks: ${outbox.events} events, ${outbox.events - lost} delivered, ${lost} lost, ${duplicated} duplicated, ${outbox.pending} still pending`,
+    );
     if (process.env.SOAK_OUT) {
-      const p99s = minutes.map((bucket) => Object.fromEntries(routes.map((route) => [route, p99(bucket?.get(route) ?? [])])));
-      writeFileSync(process.env.SOAK_OUT, JSON.stringify({ seconds: SECONDS, rate: RATE, sent, skipped, errors, p99s, samples, outbox, lost, duplicated }, null, 2));
+      const p99s = minutes.map((bucket) =>
+        Object.fromEntries(routes.map((route) => [route, p99(bucket?.get(route) ?? [])])),
+      );
+      writeFileSync(
+        process.env.SOAK_OUT,
+        JSON.stringify(
+          { seconds: SECONDS, rate: RATE, sent, skipped, errors, p99s, samples, outbox, lost, duplicated },
+          null,
+          2,
+        ),
+      );
     }
     process.exitCode = errorCount === 0 && lost === 0 ? 0 : 1;
   } finally {

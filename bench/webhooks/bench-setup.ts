@@ -72,7 +72,11 @@ export async function cleanRedis(redisUrl: string): Promise<number> {
 export type ServiceProcess = BenchProcess;
 
 /** Starts dist/src/main.js with `env` and waits until /health/live answers. */
-export async function startService(name: string, env: Record<string, string>, nodeArgs: string[] = []): Promise<ServiceProcess> {
+export async function startService(
+  name: string,
+  env: Record<string, string>,
+  nodeArgs: string[] = [],
+): Promise<ServiceProcess> {
   return startProcess(name, SERVICE_MAIN, env, {
     nodeArgs,
     ready: async (url) => (await fetch(`${url}/health/live`)).ok,
@@ -82,7 +86,10 @@ export async function startService(name: string, env: Record<string, string>, no
 
 /** Runs a floor process to completion and returns its JSON report line. */
 export async function runFloor<T>(env: Record<string, string>, timeoutMs: number): Promise<T> {
-  const child = spawn(process.execPath, [FLOOR_MAIN], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [FLOOR_MAIN], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const stdout: string[] = [];
   const stderr: string[] = [];
   child.stdout?.on('data', (chunk: Buffer) => stdout.push(chunk.toString()));
@@ -91,6 +98,7 @@ export async function runFloor<T>(env: Record<string, string>, timeoutMs: number
   const code = await exited(child);
   clearTimeout(timer);
   const line = stdout.join('').trim().split('\n').pop() ?? '';
-  if (code !== 0 || !line.startsWith('{')) throw new Error(`floor ${env.FLOOR_MODE} exited with ${code}:\n${stdout.join('')}${stderr.join('')}`);
+  if (code !== 0 || !line.startsWith('{'))
+    throw new Error(`floor ${env.FLOOR_MODE} exited with ${code}:\n${stdout.join('')}${stderr.join('')}`);
   return JSON.parse(line) as T;
 }

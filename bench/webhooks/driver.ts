@@ -26,7 +26,9 @@ export class ApiClient {
         agent: this.agent,
         headers: {
           authorization: `Bearer ${token}`,
-          ...(text === undefined ? {} : { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text)) }),
+          ...(text === undefined
+            ? {}
+            : { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text)) }),
         },
       });
       req.setTimeout(30_000, () => req.destroy(new Error(`${method} ${path} timed out`)));
@@ -34,7 +36,9 @@ export class ApiClient {
       req.on('response', (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8'), at: Date.now() }));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8'), at: Date.now() }),
+        );
         res.on('error', reject);
       });
       req.end(text);
@@ -102,7 +106,13 @@ function newResult(): DriveResult {
 }
 
 /** `total` changes as fast as `connections` closed-loop clients go; each client owns its verifications. */
-export async function driveFlat(api: ApiClient, token: string, verifications: BenchVerification[], total: number, connections: number): Promise<DriveResult> {
+export async function driveFlat(
+  api: ApiClient,
+  token: string,
+  verifications: BenchVerification[],
+  total: number,
+  connections: number,
+): Promise<DriveResult> {
   const result = newResult();
   let issued = 0;
   await Promise.all(
@@ -123,7 +133,13 @@ export async function driveFlat(api: ApiClient, token: string, verifications: Be
  * not earlier ones have answered (a change waits only for the previous change of its own
  * verification, which with enough verifications never happens).
  */
-export async function drivePaced(api: ApiClient, token: string, verifications: BenchVerification[], total: number, rate: number): Promise<DriveResult> {
+export async function drivePaced(
+  api: ApiClient,
+  token: string,
+  verifications: BenchVerification[],
+  total: number,
+  rate: number,
+): Promise<DriveResult> {
   const result = newResult();
   const inFlight = new Set<Promise<void>>();
   const start = performance.now();
@@ -134,10 +150,12 @@ export async function drivePaced(api: ApiClient, token: string, verifications: B
     result.maxLagMs = Math.max(result.maxLagMs, performance.now() - due);
     const v = verifications[i % verifications.length] as BenchVerification;
     const previous = v.busy ?? Promise.resolve();
-    const running: Promise<void> = previous.then(() => change(api, token, v, result)).finally(() => {
-      inFlight.delete(running);
-      if (v.busy === running) v.busy = undefined;
-    });
+    const running: Promise<void> = previous
+      .then(() => change(api, token, v, result))
+      .finally(() => {
+        inFlight.delete(running);
+        if (v.busy === running) v.busy = undefined;
+      });
     v.busy = running;
     inFlight.add(running);
   }

@@ -53,10 +53,16 @@ async function bullFloor(): Promise<void> {
     defaultJobOptions: { ...DELIVERY_JOB_OPTIONS, attempts: 3, backoff: 100 },
     settings: DELIVERY_QUEUE_SETTINGS,
   });
-  const client = new WebhookHttpClient({ timeoutMs: Number(process.env.WEBHOOK_TIMEOUT_MS ?? 10_000), allowPrivate: true });
+  const client = new WebhookHttpClient({
+    timeoutMs: Number(process.env.WEBHOOK_TIMEOUT_MS ?? 10_000),
+    allowPrivate: true,
+  });
   await queue.empty();
   for (let from = 0; from < jobs; from += 1_000) {
-    const batch = Array.from({ length: Math.min(1_000, jobs - from) }, (_, i) => ({ data: { n: from + i }, opts: { jobId: `floor-${from + i}` } }));
+    const batch = Array.from({ length: Math.min(1_000, jobs - from) }, (_, i) => ({
+      data: { n: from + i },
+      opts: { jobId: `floor-${from + i}` },
+    }));
     await queue.addBulk(batch);
   }
   let delivered = 0;

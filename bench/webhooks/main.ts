@@ -56,8 +56,23 @@ interface Percentiles {
 }
 
 interface Figures {
-  throughput: { changes: number; transitionsPerSec: number; deliveriesPerSec: number; drainAfterLastCommitMs: number; errors: number; missing: number };
-  latency: { changes: number; achievedRate: number; maxLagMs: number; commitToArrival: Percentiles; responseToArrival: Percentiles; errors: number; missing: number };
+  throughput: {
+    changes: number;
+    transitionsPerSec: number;
+    deliveriesPerSec: number;
+    drainAfterLastCommitMs: number;
+    errors: number;
+    missing: number;
+  };
+  latency: {
+    changes: number;
+    achievedRate: number;
+    maxLagMs: number;
+    commitToArrival: Percentiles;
+    responseToArrival: Percentiles;
+    errors: number;
+    missing: number;
+  };
   drain?: { changes: number; deliveriesPerSec: number; missing: number };
   bullFloor: { jobs: number; deliveriesPerSec: number; failures: number };
   rawFloor: { jobs: number; deliveriesPerSec: number; failures: number };
@@ -141,7 +156,11 @@ async function describeMachine(databaseUrl: string): Promise<string> {
 }
 
 /** Waits for `expected` distinct webhooks of this window (bounded), then hands them over. */
-async function collect(receiver: BenchReceiver, expected: number, what: string): Promise<{ arrivals: Arrival[]; missing: number; duplicates: number }> {
+async function collect(
+  receiver: BenchReceiver,
+  expected: number,
+  what: string,
+): Promise<{ arrivals: Arrival[]; missing: number; duplicates: number }> {
   const complete = await receiver.waitForCount(expected, 180_000);
   if (!complete) log(`WARNING: ${what}: only ${receiver.count} of ${expected} webhooks arrived within 180 s`);
   // Late duplicates (at-least-once) of this window would otherwise land in the next one.
@@ -152,7 +171,9 @@ async function collect(receiver: BenchReceiver, expected: number, what: string):
 
 function describeDrive(what: string, drive: DriveResult): void {
   const seconds = (drive.finished - drive.started) / 1000;
-  log(`${what}: ${drive.ok} changes in ${seconds.toFixed(1)} s (${(drive.ok / seconds).toFixed(0)}/s)${drive.errors ? `, ${drive.errors} FAILED (first: ${drive.firstError})` : ''}`);
+  log(
+    `${what}: ${drive.ok} changes in ${seconds.toFixed(1)} s (${(drive.ok / seconds).toFixed(0)}/s)${drive.errors ? `, ${drive.errors} FAILED (first: ${drive.firstError})` : ''}`,
+  );
 }
 
 async function main(): Promise<void> {
@@ -207,7 +228,10 @@ async function main(): Promise<void> {
     const secrets: string[] = [];
     const accountIds: string[] = [];
     for (let i = 0; i < options.accounts; i++) {
-      const res = await client.request('POST', '/api/v1/admin/accounts', BENCH_ADMIN_TOKEN, { name: `Bench ${i}`, webhook_url: receiver.urlFor(i) });
+      const res = await client.request('POST', '/api/v1/admin/accounts', BENCH_ADMIN_TOKEN, {
+        name: `Bench ${i}`,
+        webhook_url: receiver.urlFor(i),
+      });
       if (res.status !== 201) throw new Error(`creating an account: HTTP ${res.status} ${res.body}`);
       const account = JSON.parse(res.body) as { id: string; webhook_secret: string };
       accountIds.push(account.id);
@@ -222,16 +246,29 @@ async function main(): Promise<void> {
           const res = await client.request('POST', '/api/v1/internal/kyc/verifications', BENCH_INTERNAL_API_TOKEN, {
             account_id: accountIds[account],
             external_user_id: `bench-user-${i}`,
-            applicant: { first_name: 'Ada', last_name: 'Lovelace', date_of_birth: '1990-12-10', email: `ada.lovelace${i}@example.com` },
+            applicant: {
+              first_name: 'Ada',
+              last_name: 'Lovelace',
+              date_of_birth: '1990-12-10',
+              email: `ada.lovelace${i}@example.com`,
+            },
             metadata: { plan: 'gold', source: 'bench' },
           });
           if (res.status !== 201) throw new Error(`creating a verification: HTTP ${res.status} ${res.body}`);
           const created = JSON.parse(res.body) as { id: string; version: number };
-          verifications[i] = { id: created.id, account, secret: secrets[account] as string, status: 'pending', version: created.version };
+          verifications[i] = {
+            id: created.id,
+            account,
+            secret: secrets[account] as string,
+            status: 'pending',
+            version: created.version,
+          };
         }
       }),
     );
-    log(`${options.accounts} accounts, ${options.verifications} verifications; service: ${options.role === 'split' ? 'one APP_ROLE=api + one APP_ROLE=worker process' : 'one APP_ROLE=all process'}, WEBHOOK_CONCURRENCY=${options.concurrency}`);
+    log(
+      `${options.accounts} accounts, ${options.verifications} verifications; service: ${options.role === 'split' ? 'one APP_ROLE=api + one APP_ROLE=worker process' : 'one APP_ROLE=all process'}, WEBHOOK_CONCURRENCY=${options.concurrency}`,
+    );
     const secretFor = (arrival: Arrival): string => secrets[arrival.account] as string;
     let signatures: [number, number] = [0, 0];
     let duplicates = 0;
@@ -254,7 +291,13 @@ async function main(): Promise<void> {
     // (a) Throughput: closed loop at a fixed client concurrency.
     const measureThroughput = async (): Promise<Figures['throughput']> => {
       log(`throughput: ${options.changes} changes over ${options.connections} client connections`);
-      const flat = await driveFlat(client, BENCH_INTERNAL_API_TOKEN, verifications, options.changes, options.connections);
+      const flat = await driveFlat(
+        client,
+        BENCH_INTERNAL_API_TOKEN,
+        verifications,
+        options.changes,
+        options.connections,
+      );
       describeDrive('throughput', flat);
       const flatArrived = await collect(receiver, flat.ok, 'throughput');
       check(flatArrived.arrivals);
@@ -267,17 +310,28 @@ async function main(): Promise<void> {
         drainAfterLastCommitMs: lastFlatArrival - flat.finished,
         errors: flat.errors,
         missing: flatArrived.missing,
-    };
-    log(`throughput: ${throughput.deliveriesPerSec.toFixed(0)} deliveries/s; last webhook ${throughput.drainAfterLastCommitMs} ms after the last response`);
-    return throughput;
+      };
+      log(
+        `throughput: ${throughput.deliveriesPerSec.toFixed(0)} deliveries/s; last webhook ${throughput.drainAfterLastCommitMs} ms after the last response`,
+      );
+      return throughput;
     };
     const throughput = runs('throughput')
       ? await measureThroughput()
-      : { changes: 0, transitionsPerSec: NaN, deliveriesPerSec: NaN, drainAfterLastCommitMs: NaN, errors: 0, missing: 0 };
+      : {
+          changes: 0,
+          transitionsPerSec: NaN,
+          deliveriesPerSec: NaN,
+          drainAfterLastCommitMs: NaN,
+          errors: 0,
+          missing: 0,
+        };
 
     // (b) Latency: open loop at a fixed rate.
     const measureLatency = async (): Promise<Figures['latency']> => {
-      log(`latency: ${options.changes} changes at ${options.rate}/s (${(options.changes / options.rate).toFixed(0)} s)`);
+      log(
+        `latency: ${options.changes} changes at ${options.rate}/s (${(options.changes / options.rate).toFixed(0)} s)`,
+      );
       const paced = await drivePaced(client, BENCH_INTERNAL_API_TOKEN, verifications, options.changes, options.rate);
       describeDrive('latency', paced);
       const pacedArrived = await collect(receiver, paced.ok, 'latency');
@@ -299,15 +353,25 @@ async function main(): Promise<void> {
         responseToArrival: percentiles(responseToArrival),
         errors: paced.errors,
         missing: pacedArrived.missing,
-    };
-    const c = latency.commitToArrival;
-    log(`latency: commit→arrival p50 ${c.p50} ms, p95 ${c.p95} ms, p99 ${c.p99} ms, max ${c.max} ms (driver lag max ${latency.maxLagMs} ms)`);
-    return latency;
+      };
+      const c = latency.commitToArrival;
+      log(
+        `latency: commit→arrival p50 ${c.p50} ms, p95 ${c.p95} ms, p99 ${c.p99} ms, max ${c.max} ms (driver lag max ${latency.maxLagMs} ms)`,
+      );
+      return latency;
     };
     const none = percentiles([]);
     const latency = runs('latency')
       ? await measureLatency()
-      : { changes: 0, achievedRate: NaN, maxLagMs: NaN, commitToArrival: none, responseToArrival: none, errors: 0, missing: 0 };
+      : {
+          changes: 0,
+          achievedRate: NaN,
+          maxLagMs: NaN,
+          commitToArrival: none,
+          responseToArrival: none,
+          errors: 0,
+          missing: 0,
+        };
 
     // Diagnostic: the worker alone, draining a backlog the API built while it was stopped.
     let drain: Figures['drain'];
@@ -315,7 +379,13 @@ async function main(): Promise<void> {
       await worker.stop();
       processes.splice(processes.indexOf(worker), 1);
       log(`drain: worker stopped; ${options.changes} changes queue up, then a fresh worker drains them`);
-      const backlog = await driveFlat(client, BENCH_INTERNAL_API_TOKEN, verifications, options.changes, options.connections);
+      const backlog = await driveFlat(
+        client,
+        BENCH_INTERNAL_API_TOKEN,
+        verifications,
+        options.changes,
+        options.connections,
+      );
       describeDrive('drain (backlog)', backlog);
       const profiling = options.profileWorker ? ['--cpu-prof', `--cpu-prof-dir=${options.profileWorker}`] : [];
       worker = await startService('worker', { ...env, APP_ROLE: 'worker' }, profiling);
@@ -352,8 +422,14 @@ async function main(): Promise<void> {
       const arrived = await collect(receiver, result.delivered, `${mode} floor`);
       check(arrived.arrivals);
       const last = Math.max(...arrived.arrivals.map((a) => a.at));
-      floors[mode] = { jobs: result.delivered, deliveriesPerSec: arrived.arrivals.length / ((last - result.started) / 1000), failures: result.failures };
-      log(`${mode} floor: ${floors[mode].deliveriesPerSec.toFixed(0)} deliveries/s${result.failures ? `, ${result.failures} FAILED` : ''}`);
+      floors[mode] = {
+        jobs: result.delivered,
+        deliveriesPerSec: arrived.arrivals.length / ((last - result.started) / 1000),
+        failures: result.failures,
+      };
+      log(
+        `${mode} floor: ${floors[mode].deliveriesPerSec.toFixed(0)} deliveries/s${result.failures ? `, ${result.failures} FAILED` : ''}`,
+      );
     }
 
     const figures: Figures = {
@@ -366,15 +442,27 @@ async function main(): Promise<void> {
       duplicates,
     };
     log('');
-    log(`Machine: ${machine}; service ${options.role === 'split' ? 'APP_ROLE=api + APP_ROLE=worker (docker-compose.yml)' : 'APP_ROLE=all'}, WEBHOOK_CONCURRENCY=${options.concurrency};`);
-    log(`${options.accounts} accounts, ${options.verifications} verifications, ${options.changes} changes per phase; driver and receiver in this process, all on one machine with PostgreSQL and Redis.`);
-    log(`Load average (1 min): ${loadAtStart.toFixed(2)} at start, ${(loadavg()[0] ?? NaN).toFixed(2)} at end (anything else running on the machine shows here).`);
+    log(
+      `Machine: ${machine}; service ${options.role === 'split' ? 'APP_ROLE=api + APP_ROLE=worker (docker-compose.yml)' : 'APP_ROLE=all'}, WEBHOOK_CONCURRENCY=${options.concurrency};`,
+    );
+    log(
+      `${options.accounts} accounts, ${options.verifications} verifications, ${options.changes} changes per phase; driver and receiver in this process, all on one machine with PostgreSQL and Redis.`,
+    );
+    log(
+      `Load average (1 min): ${loadAtStart.toFixed(2)} at start, ${(loadavg()[0] ?? NaN).toFixed(2)} at end (anything else running on the machine shows here).`,
+    );
     log('');
     log(table(figures, options));
     log('');
     for (const line of targets(figures)) log(line);
-    if (figures.signatures.failed > 0 || throughput.missing + latency.missing + (drain?.missing ?? 0) > 0 || throughput.errors + latency.errors > 0) {
-      log(`WARNING: ${figures.signatures.failed} bad signatures, ${throughput.missing + latency.missing + (drain?.missing ?? 0)} webhooks missing, ${throughput.errors + latency.errors} failed changes; the figures above are suspect`);
+    if (
+      figures.signatures.failed > 0 ||
+      throughput.missing + latency.missing + (drain?.missing ?? 0) > 0 ||
+      throughput.errors + latency.errors > 0
+    ) {
+      log(
+        `WARNING: ${figures.signatures.failed} bad signatures, ${throughput.missing + latency.missing + (drain?.missing ?? 0)} webhooks missing, ${throughput.errors + latency.errors} failed changes; the figures above are suspect`,
+      );
     }
     if (options.out) writeFileSync(options.out, JSON.stringify({ machine, options, figures }, null, 2) + '\n');
   } finally {
@@ -391,18 +479,36 @@ function table(f: Figures, options: Options): string {
   const c = f.latency.commitToArrival;
   const r = f.latency.responseToArrival;
   const rows = [
-    ['service deliveries/s (throughput phase, changes via API at ' + options.connections + ' client connections)', n(f.throughput.deliveriesPerSec)],
+    [
+      'service deliveries/s (throughput phase, changes via API at ' + options.connections + ' client connections)',
+      n(f.throughput.deliveriesPerSec),
+    ],
     ['  API status changes/s in that phase', n(f.throughput.transitionsPerSec)],
     ['  last webhook after the last change answered', `${f.throughput.drainAfterLastCommitMs} ms`],
-    ...(f.drain ? [['service worker alone, draining a backlog of ' + f.drain.changes + ', deliveries/s', n(f.drain.deliveriesPerSec)]] : []),
-    [`commit→arrival at ${options.rate} changes/s, p50 / p95 / p99 (max)`, `${c.p50} / ${c.p95} / ${c.p99} ms (${c.max})`],
+    ...(f.drain
+      ? [
+          [
+            'service worker alone, draining a backlog of ' + f.drain.changes + ', deliveries/s',
+            n(f.drain.deliveriesPerSec),
+          ],
+        ]
+      : []),
+    [
+      `commit→arrival at ${options.rate} changes/s, p50 / p95 / p99 (max)`,
+      `${c.p50} / ${c.p95} / ${c.p99} ms (${c.max})`,
+    ],
     ['  response→arrival, p50 / p95 / p99', `${r.p50} / ${r.p95} / ${r.p99} ms`],
     ['plain-Bull floor deliveries/s', n(f.bullFloor.deliveriesPerSec)],
     ['raw-loop floor deliveries/s', n(f.rawFloor.deliveriesPerSec)],
     ['service / plain-Bull floor', n(f.throughput.deliveriesPerSec / f.bullFloor.deliveriesPerSec, 2)],
-    ...(f.drain ? [['service worker drain / plain-Bull floor', n(f.drain.deliveriesPerSec / f.bullFloor.deliveriesPerSec, 2)]] : []),
+    ...(f.drain
+      ? [['service worker drain / plain-Bull floor', n(f.drain.deliveriesPerSec / f.bullFloor.deliveriesPerSec, 2)]]
+      : []),
     ['plain-Bull floor / raw-loop floor', n(f.bullFloor.deliveriesPerSec / f.rawFloor.deliveriesPerSec, 2)],
-    ['signatures verified with standardwebhooks (sample)', `${f.signatures.checked - f.signatures.failed}/${f.signatures.checked}`],
+    [
+      'signatures verified with standardwebhooks (sample)',
+      `${f.signatures.checked - f.signatures.failed}/${f.signatures.checked}`,
+    ],
   ];
   return ['| measure | value |', '|---|---:|', ...rows.map(([k, v]) => `| ${k} | ${v} |`)].join('\n');
 }
@@ -415,7 +521,9 @@ function targets(f: Figures): string[] {
     `${verdict(ratio >= 0.5)}  sustained deliveries/s >= 0.5 x plain-Bull floor (${f.throughput.deliveriesPerSec.toFixed(0)} vs ${f.bullFloor.deliveriesPerSec.toFixed(0)} = ${ratio.toFixed(2)} x)`,
     `${verdict(p99 < 250)}  p99 commit→arrival < 250 ms at the paced rate (${p99} ms)`,
     ...(f.drain
-      ? [`info  worker alone (backlog drain) vs plain-Bull floor: ${(f.drain.deliveriesPerSec / f.bullFloor.deliveriesPerSec).toFixed(2)} x — not the target's measure, but the like-for-like one (both pre-fed, no API in the loop)`]
+      ? [
+          `info  worker alone (backlog drain) vs plain-Bull floor: ${(f.drain.deliveriesPerSec / f.bullFloor.deliveriesPerSec).toFixed(2)} x — not the target's measure, but the like-for-like one (both pre-fed, no API in the loop)`,
+        ]
       : []),
   ];
 }

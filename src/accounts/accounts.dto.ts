@@ -24,7 +24,11 @@ export class UpdateAccountDto {
   @Matches(/\S/, { message: 'name must not be blank' })
   name?: string;
 
-  @ApiPropertyOptional({ example: 'https://acme.example/webhooks/kyc', nullable: true, description: 'null clears the URL' })
+  @ApiPropertyOptional({
+    example: 'https://acme.example/webhooks/kyc',
+    nullable: true,
+    description: 'null clears the URL',
+  })
   @ValidateIf((dto: UpdateAccountDto) => dto.webhook_url !== undefined && dto.webhook_url !== null)
   @IsString()
   webhook_url?: string | null;

@@ -5,12 +5,7 @@ import { v7 as uuidv7 } from 'uuid';
 import { AccountSecret } from 'src/accounts/account-secret.entity';
 import { Account } from 'src/accounts/account.entity';
 import { activeSecretCondition, webhookUrlOf } from 'src/accounts/account-sql';
-import {
-  encryptSecret,
-  generateWebhookSecret,
-  hashSecret,
-  looksLikeWebhookSecret,
-} from 'src/accounts/secret-crypto';
+import { encryptSecret, generateWebhookSecret, hashSecret, looksLikeWebhookSecret } from 'src/accounts/secret-crypto';
 import { webhookUrlProblem } from 'src/accounts/webhook-url';
 import { ApiError } from 'src/common/api-error';
 import { APP_CONFIG } from 'src/config/config.module';
@@ -61,11 +56,14 @@ export class AccountsService {
     if (changes.name !== undefined) account.name = changes.name;
     if (changes.webhookUrl !== undefined) account.webhookUrl = changes.webhookUrl;
     account.updatedAt = new Date();
-    await this.dataSource.getRepository(Account).update({ id }, {
-      name: account.name,
-      webhookUrl: account.webhookUrl,
-      updatedAt: account.updatedAt,
-    });
+    await this.dataSource.getRepository(Account).update(
+      { id },
+      {
+        name: account.name,
+        webhookUrl: account.webhookUrl,
+        updatedAt: account.updatedAt,
+      },
+    );
     return account;
   }
 
@@ -75,7 +73,9 @@ export class AccountsService {
    */
   async rotateSecret(id: string, graceSeconds: number): Promise<RotatedSecret> {
     return this.dataSource.transaction(async (manager) => {
-      const locked = await manager.getRepository(Account).findOne({ where: { id }, lock: { mode: 'pessimistic_write' } });
+      const locked = await manager
+        .getRepository(Account)
+        .findOne({ where: { id }, lock: { mode: 'pessimistic_write' } });
       if (!locked) throw ApiError.notFound('account');
       const now = new Date();
       const secrets = manager.getRepository(AccountSecret);
@@ -100,7 +100,10 @@ export class AccountsService {
 
   /** The account's webhook URL; null when it has none or does not exist. */
   async webhookUrl(accountId: string): Promise<string | null> {
-    const rows: { webhook_url: string | null }[] = await this.dataSource.query(`SELECT ${webhookUrlOf('$1')} AS webhook_url`, [accountId]);
+    const rows: { webhook_url: string | null }[] = await this.dataSource.query(
+      `SELECT ${webhookUrlOf('$1')} AS webhook_url`,
+      [accountId],
+    );
     return rows[0]?.webhook_url ?? null;
   }
 

@@ -48,7 +48,10 @@ export class AdminAccountsController {
   @HttpCode(200)
   @ApiOperation({ summary: 'Issue a new secret; the old one keeps working for the grace period' })
   @ApiOkResponse({ type: RotatedSecretResponseDto })
-  async rotate(@Param('id', UuidParamPipe) id: string, @Body() dto: RotateSecretDto): Promise<RotatedSecretResponseDto> {
+  async rotate(
+    @Param('id', UuidParamPipe) id: string,
+    @Body() dto: RotateSecretDto,
+  ): Promise<RotatedSecretResponseDto> {
     const rotated = await this.accounts.rotateSecret(id, dto.grace_period_seconds ?? 86_400);
     return { webhook_secret: rotated.secret, previous_secret_expires_at: iso(rotated.previousExpiresAt) };
   }

@@ -1,5 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { decryptSecret, encryptSecret, generateWebhookSecret, hashSecret, looksLikeWebhookSecret } from 'src/accounts/secret-crypto';
+import {
+  decryptSecret,
+  encryptSecret,
+  generateWebhookSecret,
+  hashSecret,
+  looksLikeWebhookSecret,
+} from 'src/accounts/secret-crypto';
 
 describe('webhook secrets', () => {
   it('are whsec_ + base64 of 32 random bytes', () => {

@@ -21,12 +21,15 @@ export function encryptSecret(key: Buffer, secret: string): string {
   const iv = randomBytes(12);
   const cipher = createCipheriv('aes-256-gcm', key, iv);
   const ciphertext = Buffer.concat([cipher.update(secret, 'utf8'), cipher.final()]);
-  return ['v1', iv, cipher.getAuthTag(), ciphertext].map((part) => (typeof part === 'string' ? part : part.toString('base64url'))).join('.');
+  return ['v1', iv, cipher.getAuthTag(), ciphertext]
+    .map((part) => (typeof part === 'string' ? part : part.toString('base64url')))
+    .join('.');
 }
 
 export function decryptSecret(key: Buffer, stored: string): string {
   const [version, iv, tag, ciphertext] = stored.split('.');
-  if (version !== 'v1' || !iv || !tag || ciphertext === undefined) throw new Error('Unrecognised secret ciphertext format');
+  if (version !== 'v1' || !iv || !tag || ciphertext === undefined)
+    throw new Error('Unrecognised secret ciphertext format');
   const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64url'));
   decipher.setAuthTag(Buffer.from(tag, 'base64url'));
   return Buffer.concat([decipher.update(Buffer.from(ciphertext, 'base64url')), decipher.final()]).toString('utf8');

@@ -4,9 +4,12 @@ const strict = { allowInsecure: false };
 const lax = { allowInsecure: true };
 
 describe('webhookUrlProblem', () => {
-  it.each(['https://example.com/hook', 'https://example.com:8443/a?b=c', 'https://93.184.216.34/x'])('accepts %p', (url) => {
-    expect(webhookUrlProblem(url, strict)).toBeNull();
-  });
+  it.each(['https://example.com/hook', 'https://example.com:8443/a?b=c', 'https://93.184.216.34/x'])(
+    'accepts %p',
+    (url) => {
+      expect(webhookUrlProblem(url, strict)).toBeNull();
+    },
+  );
 
   it.each([
     ['http://example.com/hook', 'https'],

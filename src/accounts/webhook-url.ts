@@ -16,7 +16,8 @@ export function webhookUrlProblem(value: string, policy: WebhookUrlPolicy): stri
     return 'must be an absolute URL';
   }
   const protocols = policy.allowInsecure ? ['https:', 'http:'] : ['https:'];
-  if (!protocols.includes(url.protocol)) return policy.allowInsecure ? 'must be an http or https URL' : 'must be an https URL';
+  if (!protocols.includes(url.protocol))
+    return policy.allowInsecure ? 'must be an http or https URL' : 'must be an https URL';
   if (url.username || url.password) return 'must not contain user info';
   if (!url.hostname) return 'must have a host';
   return null;

@@ -22,7 +22,10 @@ export class CredentialGuard implements CanActivate {
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
-    const kind = this.reflector.getAllAndOverride<CredentialKind | undefined>(CREDENTIAL_KIND, [context.getHandler(), context.getClass()]);
+    const kind = this.reflector.getAllAndOverride<CredentialKind | undefined>(CREDENTIAL_KIND, [
+      context.getHandler(),
+      context.getClass(),
+    ]);
     if (kind === undefined) return true;
     const req = context.switchToHttp().getRequest<ClientRequest>();
     if (kind === 'client') {

@@ -48,7 +48,9 @@ export class PublicRateLimiter implements OnModuleDestroy {
       this.redis = null;
       return;
     }
-    const client = createFailFastRedis(config.redisUrl, (message) => this.logger.warn(`${message}; rate limits are not enforced meanwhile`));
+    const client = createFailFastRedis(config.redisUrl, (message) =>
+      this.logger.warn(`${message}; rate limits are not enforced meanwhile`),
+    );
     client.defineCommand('rateLimitHit', { numberOfKeys: 1, lua: HIT_SCRIPT });
     this.redis = client as CountingRedis;
   }
@@ -59,7 +61,11 @@ export class PublicRateLimiter implements OnModuleDestroy {
       (decision) => {
         setHeaders(res, decision);
         if (decision.allowed) return next();
-        next(new ApiError('rate_limited', `Rate limit of ${this.limit} requests per minute exceeded`, [], { 'Retry-After': decision.headers['Retry-After'] }));
+        next(
+          new ApiError('rate_limited', `Rate limit of ${this.limit} requests per minute exceeded`, [], {
+            'Retry-After': decision.headers['Retry-After'],
+          }),
+        );
       },
       (error: unknown) => {
         // The credential look-up failed (PostgreSQL unreachable): the error is the answer, and it

@@ -13,7 +13,11 @@ describe('rate limit policy', () => {
   it('refuses over the limit with Retry-After equal to the reset', () => {
     const decision = decide(3, { count: 4, resetMs: 12_300 });
     expect(decision.allowed).toBe(false);
-    expect(decision.headers).toMatchObject({ 'RateLimit-Remaining': '0', 'RateLimit-Reset': '13', 'Retry-After': '13' });
+    expect(decision.headers).toMatchObject({
+      'RateLimit-Remaining': '0',
+      'RateLimit-Reset': '13',
+      'Retry-After': '13',
+    });
   });
 
   it('never announces a reset of 0 seconds', () => {
@@ -22,6 +26,9 @@ describe('rate limit policy', () => {
 
   it('fails open with the full allowance until the next minute', () => {
     const decision = failOpen(10, 120_000 + 15_000);
-    expect(decision).toEqual({ allowed: true, headers: { 'RateLimit-Limit': '10', 'RateLimit-Remaining': '10', 'RateLimit-Reset': '45' } });
+    expect(decision).toEqual({
+      allowed: true,
+      headers: { 'RateLimit-Limit': '10', 'RateLimit-Remaining': '10', 'RateLimit-Reset': '45' },
+    });
   });
 });

@@ -7,8 +7,11 @@ describe('parseArgs', () => {
     for (const argv of [[], ['help'], ['--help'], ['-h']]) expect(parseArgs(argv)).toEqual({ kind: 'help' });
   });
 
-  it('shows a command\'s usage for --help after it, whatever else is given', () => {
-    expect(parseArgs(['deliveries:replay', '--bogus', '--help'])).toEqual({ kind: 'help', command: 'deliveries:replay' });
+  it("shows a command's usage for --help after it, whatever else is given", () => {
+    expect(parseArgs(['deliveries:replay', '--bogus', '--help'])).toEqual({
+      kind: 'help',
+      command: 'deliveries:replay',
+    });
   });
 
   it('reads options as "--name value" and "--name=value"', () => {
@@ -21,8 +24,15 @@ describe('parseArgs', () => {
   });
 
   it('takes the positional account id', () => {
-    expect(parseArgs(['deliveries:failed', ID, '--limit', '5'])).toEqual({ kind: 'run', command: 'deliveries:failed', args: [ID], options: { limit: '5' } });
-    expect(parseArgs(['deliveries:replay', ID, '--created-from', '2026-01-01T00:00:00Z'])).toMatchObject({ options: { 'created-from': '2026-01-01T00:00:00Z' } });
+    expect(parseArgs(['deliveries:failed', ID, '--limit', '5'])).toEqual({
+      kind: 'run',
+      command: 'deliveries:failed',
+      args: [ID],
+      options: { limit: '5' },
+    });
+    expect(parseArgs(['deliveries:replay', ID, '--created-from', '2026-01-01T00:00:00Z'])).toMatchObject({
+      options: { 'created-from': '2026-01-01T00:00:00Z' },
+    });
   });
 
   it.each([
@@ -34,11 +44,20 @@ describe('parseArgs', () => {
     [['accounts:create', '--name', 'a', '--colour', 'b'], 'accounts:create: unknown option --colour'],
     [['accounts:create', 'extra', '--name', 'a'], 'accounts:create: unexpected argument "extra"'],
     [['accounts:rotate-secret'], 'accounts:rotate-secret: missing <account-id>'],
-    [['accounts:rotate-secret', ID, '--grace-seconds', '604801'], 'accounts:rotate-secret: --grace-seconds must be an integer between 0 and 604800'],
-    [['accounts:rotate-secret', ID, '--grace-seconds', '-1'], 'accounts:rotate-secret: --grace-seconds must be an integer between 0 and 604800'],
+    [
+      ['accounts:rotate-secret', ID, '--grace-seconds', '604801'],
+      'accounts:rotate-secret: --grace-seconds must be an integer between 0 and 604800',
+    ],
+    [
+      ['accounts:rotate-secret', ID, '--grace-seconds', '-1'],
+      'accounts:rotate-secret: --grace-seconds must be an integer between 0 and 604800',
+    ],
     [['deliveries:failed', ID, '--limit', '0'], 'deliveries:failed: --limit must be an integer between 1 and 100'],
     [['deliveries:failed', ID, '--limit', '1.5'], 'deliveries:failed: --limit must be an integer between 1 and 100'],
-    [['deliveries:replay', ID, '--event', ID, '--created-to', '2026-01-01'], 'deliveries:replay: --event cannot be combined with --created-to'],
+    [
+      ['deliveries:replay', ID, '--event', ID, '--created-to', '2026-01-01'],
+      'deliveries:replay: --event cannot be combined with --created-to',
+    ],
     [['deliveries:replay', ID, ID], `deliveries:replay: unexpected argument "${ID}"`],
   ])('refuses %j with one line', (argv, message) => {
     expect(() => parseArgs(argv)).toThrow(new CliUsageError(message));
@@ -51,10 +70,14 @@ describe('usage', () => {
     expect(text).toContain('accounts:create --name <name> [--webhook-url <url>]');
     expect(text).toContain('accounts:rotate-secret <account-id> [--grace-seconds <n>]');
     expect(text).toContain('deliveries:failed <account-id> [--limit <n>]');
-    expect(text).toContain('deliveries:replay <account-id> [--event <event-id>] [--created-from <iso-time>] [--created-to <iso-time>]');
+    expect(text).toContain(
+      'deliveries:replay <account-id> [--event <event-id>] [--created-from <iso-time>] [--created-to <iso-time>]',
+    );
   });
 
-  it('gives one command\'s usage', () => {
-    expect(usage('deliveries:failed')).toMatch(/^Usage: npm run cli -- deliveries:failed <account-id> \[--limit <n>\]\n/);
+  it("gives one command's usage", () => {
+    expect(usage('deliveries:failed')).toMatch(
+      /^Usage: npm run cli -- deliveries:failed <account-id> \[--limit <n>\]\n/,
+    );
   });
 });

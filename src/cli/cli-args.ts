@@ -55,10 +55,20 @@ function isCommand(name: string): name is CommandName {
 }
 
 /** The arguments and options after the command, refused in this grammar's one-line words. */
-function readOptions(command: CommandName, spec: CommandSpec, argv: string[]): { args: string[]; options: Record<string, string> } {
+function readOptions(
+  command: CommandName,
+  spec: CommandSpec,
+  argv: string[],
+): { args: string[]; options: Record<string, string> } {
   const types = Object.fromEntries(Object.keys(spec.options).map((name) => [name, { type: 'string' as const }]));
   // Tokens, not strict mode: strict calls "--grace-seconds -1" ambiguous, in its own words, before the range check.
-  const { tokens } = util.parseArgs({ args: argv, options: types, strict: false, allowPositionals: true, tokens: true });
+  const { tokens } = util.parseArgs({
+    args: argv,
+    options: types,
+    strict: false,
+    allowPositionals: true,
+    tokens: true,
+  });
   const args: string[] = [];
   const options: Record<string, string> = {};
   tokens.forEach((token, i) => {
@@ -69,9 +79,11 @@ function readOptions(command: CommandName, spec: CommandSpec, argv: string[]): {
       if (tokens[i - 1]?.index !== token.index) args.push(argv[token.index]);
     } else {
       const { name, value } = token;
-      if (!Object.prototype.hasOwnProperty.call(spec.options, name)) throw new CliUsageError(`${command}: unknown option --${name}`);
+      if (!Object.prototype.hasOwnProperty.call(spec.options, name))
+        throw new CliUsageError(`${command}: unknown option --${name}`);
       if (name in options) throw new CliUsageError(`${command}: --${name} given twice`);
-      if (value === undefined || (!token.inlineValue && value.startsWith('--'))) throw new CliUsageError(`${command}: --${name} needs a value ${spec.options[name]}`);
+      if (value === undefined || (!token.inlineValue && value.startsWith('--')))
+        throw new CliUsageError(`${command}: --${name} needs a value ${spec.options[name]}`);
       options[name] = value;
     }
   });
@@ -86,8 +98,10 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
   if (rest.includes('--help') || rest.includes('-h')) return { kind: 'help', command: first };
 
   const { args, options } = readOptions(first, spec, rest);
-  if (args.length < spec.positionals.length) throw new CliUsageError(`${first}: missing ${spec.positionals[args.length]}`);
-  if (args.length > spec.positionals.length) throw new CliUsageError(`${first}: unexpected argument "${args[spec.positionals.length]}"`);
+  if (args.length < spec.positionals.length)
+    throw new CliUsageError(`${first}: missing ${spec.positionals[args.length]}`);
+  if (args.length > spec.positionals.length)
+    throw new CliUsageError(`${first}: unexpected argument "${args[spec.positionals.length]}"`);
   for (const name of spec.required ?? []) {
     if (!(name in options)) throw new CliUsageError(`${first}: --${name} ${spec.options[name]} is required`);
   }
@@ -115,7 +129,9 @@ function synopsis(name: CommandName): string {
 
 export function usage(command?: CommandName): string {
   if (command) return `Usage: npm run cli -- ${synopsis(command)}\n\n${COMMANDS[command].summary}\n`;
-  const lines = (Object.keys(COMMANDS) as CommandName[]).map((name) => `  ${synopsis(name)}\n      ${COMMANDS[name].summary}`);
+  const lines = (Object.keys(COMMANDS) as CommandName[]).map(
+    (name) => `  ${synopsis(name)}\n      ${COMMANDS[name].summary}`,
+  );
   return [
     'Usage: npm run cli -- <command> [arguments] [options]',
     '',

@@ -26,7 +26,16 @@ function json(value: unknown): string {
 
 function table(rows: string[][]): string {
   const widths = rows[0].map((_, column) => Math.max(...rows.map((row) => row[column].length)));
-  return rows.map((row) => row.map((cell, column) => cell.padEnd(widths[column])).join('  ').trimEnd()).join('\n') + '\n';
+  return (
+    rows
+      .map((row) =>
+        row
+          .map((cell, column) => cell.padEnd(widths[column]))
+          .join('  ')
+          .trimEnd(),
+      )
+      .join('\n') + '\n'
+  );
 }
 
 function failedTable(events: WebhookEventResponseDto[]): string {
@@ -48,12 +57,20 @@ function failedTable(events: WebhookEventResponseDto[]): string {
  * Each command is a thin call into the same services the HTTP API uses, so the rules (URL policy,
  * grace limits, replay semantics) live in one place. Returns what to print on stdout.
  */
-export async function runCommand(app: INestApplicationContext, command: CommandName, args: string[], options: Options): Promise<string> {
+export async function runCommand(
+  app: INestApplicationContext,
+  command: CommandName,
+  args: string[],
+  options: Options,
+): Promise<string> {
   const accounts = app.get(AccountsService);
   const events = app.get(WebhookEventsService);
   switch (command) {
     case 'accounts:create': {
-      const dto = plainToInstance(CreateAccountDto, { name: options.name, webhook_url: options['webhook-url'] ?? null });
+      const dto = plainToInstance(CreateAccountDto, {
+        name: options.name,
+        webhook_url: options['webhook-url'] ?? null,
+      });
       const errors = validateSync(dto);
       if (errors.length > 0) throw validationError(errors);
       const { account, secret } = await accounts.create(dto.name, dto.webhook_url ?? null);
@@ -84,7 +101,8 @@ export async function runCommand(app: INestApplicationContext, command: CommandN
         created_from: options['created-from'],
         created_to: options['created-to'],
       });
-      const rest = result.count === MAX_BULK_REDELIVERY ? ' That is the most one call replays: run it again for the rest.' : '';
+      const rest =
+        result.count === MAX_BULK_REDELIVERY ? ' That is the most one call replays: run it again for the rest.' : '';
       return `${result.count} failed event(s) of account ${accountId} queued for redelivery.${rest}\n`;
     }
   }

@@ -16,7 +16,8 @@ import { loadConfig } from 'src/config/config.module';
 function describe(error: unknown): string {
   if (error instanceof ApiError) {
     const field = error.details[0]?.field;
-    if (error.code === 'validation_failed' && field) return `--${field.replace(/_/g, '-')}: ${error.details[0].issue}`.replace(/^--account-id:/, '<account-id>');
+    if (error.code === 'validation_failed' && field)
+      return `--${field.replace(/_/g, '-')}: ${error.details[0].issue}`.replace(/^--account-id:/, '<account-id>');
     return error.message;
   }
   return error instanceof Error ? error.message : String(error);
@@ -38,8 +39,15 @@ async function main(argv: string[]): Promise<number> {
   const config = loadConfig();
   // stdout carries the command's answer only; the service's own log lines (warnings up) go to stderr.
   const quiet = config.logLevel === 'silent' || config.logLevel === 'fatal' || config.logLevel === 'error';
-  const logger = createRootLogger({ ...config, logLevel: quiet ? config.logLevel : 'warn' }, false, pino.destination({ fd: 2, sync: true }));
-  const app = await NestFactory.createApplicationContext(CliModule, { logger: new NestPinoLogger(logger), abortOnError: false });
+  const logger = createRootLogger(
+    { ...config, logLevel: quiet ? config.logLevel : 'warn' },
+    false,
+    pino.destination({ fd: 2, sync: true }),
+  );
+  const app = await NestFactory.createApplicationContext(CliModule, {
+    logger: new NestPinoLogger(logger),
+    abortOnError: false,
+  });
   try {
     if (!app.get<DataSource>(getDataSourceToken()).isInitialized) {
       throw new Error(`PostgreSQL is unreachable at ${new URL(config.databaseUrl).host}`);

@@ -55,7 +55,9 @@ export class AllExceptionsFilter implements ExceptionFilter {
       return new ApiError('payload_too_large', 'Request body must not exceed 100 KB');
     }
     if (parserError?.type === 'entity.parse.failed') {
-      return new ApiError('validation_failed', 'Request body is not valid JSON', [{ field: 'body', issue: 'is not valid JSON' }]);
+      return new ApiError('validation_failed', 'Request body is not valid JSON', [
+        { field: 'body', issue: 'is not valid JSON' },
+      ]);
     }
     if (parserError?.type === 'encoding.unsupported' || parserError?.type === 'charset.unsupported') {
       return new ApiError('unsupported_media_type', 'Request body must be UTF-8 JSON');

@@ -60,9 +60,14 @@ export class ApiError extends Error {
 
   /** PostgreSQL unreachable: the route answers 503 at once rather than hanging. */
   static databaseUnavailable(): ApiError {
-    return new ApiError('service_unavailable', 'A dependency this route needs is unavailable; retry later', [{ field: 'postgres', issue: 'down' }], {
-      'Retry-After': '1',
-    });
+    return new ApiError(
+      'service_unavailable',
+      'A dependency this route needs is unavailable; retry later',
+      [{ field: 'postgres', issue: 'down' }],
+      {
+        'Retry-After': '1',
+      },
+    );
   }
 
   toBody(requestId: string): ErrorBody {

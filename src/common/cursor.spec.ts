@@ -37,9 +37,12 @@ describe('cursor codec', () => {
     expect(() => codec.decode(scope, flipped)).toThrow(InvalidCursorError);
   });
 
-  it.each(['', 'garbage', '.', 'a.b', 'a.b.c', '%%%.***', codec.encode(scope, position) + '.x'])('refuses garbage %p', (raw) => {
-    expect(() => codec.decode(scope, raw)).toThrow(InvalidCursorError);
-  });
+  it.each(['', 'garbage', '.', 'a.b', 'a.b.c', '%%%.***', codec.encode(scope, position) + '.x'])(
+    'refuses garbage %p',
+    (raw) => {
+      expect(() => codec.decode(scope, raw)).toThrow(InvalidCursorError);
+    },
+  );
 });
 
 describe('cursorScope', () => {

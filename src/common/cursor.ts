@@ -13,7 +13,11 @@ const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 /** A stable fingerprint of everything a cursor is bound to (caller, filters, sort). */
 export function cursorScope(parts: Record<string, unknown>): string {
-  const canonical = JSON.stringify(Object.keys(parts).sort().map((key) => [key, parts[key] ?? null]));
+  const canonical = JSON.stringify(
+    Object.keys(parts)
+      .sort()
+      .map((key) => [key, parts[key] ?? null]),
+  );
   return createHash('sha256').update(canonical).digest('base64url').slice(0, 22);
 }
 

@@ -1,5 +1,15 @@
 /** Network-level failures: the dependency is unreachable, not the query wrong. */
-const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE', 'ECONNABORTED']);
+const NETWORK_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EPIPE',
+  'ECONNABORTED',
+]);
 
 /** PostgreSQL SQLSTATEs that mean "the server is not there for you right now". */
 const PG_UNAVAILABLE = /^(?:08...|57P01|57P02|57P03|53300|53400)$/;

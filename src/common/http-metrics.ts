@@ -7,7 +7,10 @@ export function httpMetricsMiddleware(req: Request, res: Response, next: NextFun
   const started = process.hrtime.bigint();
   res.once('finish', () => {
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-    httpRequestDuration.observe({ method: req.method, route: routeTemplate(req), status: String(res.statusCode) }, seconds);
+    httpRequestDuration.observe(
+      { method: req.method, route: routeTemplate(req), status: String(res.statusCode) },
+      seconds,
+    );
   });
   next();
 }

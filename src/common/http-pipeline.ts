@@ -48,7 +48,13 @@ function requireObjectBody(req: Request, res: Response, next: NextFunction): voi
   }
   if (req.body === undefined) req.body = {};
   if (typeof req.body !== 'object' || req.body === null || Array.isArray(req.body)) {
-    return sendError(res, req, new ApiError('validation_failed', 'Request body must be a JSON object', [{ field: 'body', issue: 'must be a JSON object' }]));
+    return sendError(
+      res,
+      req,
+      new ApiError('validation_failed', 'Request body must be a JSON object', [
+        { field: 'body', issue: 'must be a JSON object' },
+      ]),
+    );
   }
   next();
 }

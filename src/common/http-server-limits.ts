@@ -16,10 +16,20 @@ interface RawError {
 /** Errors Node raises before a request reaches Express (no request id yet, so a new one). */
 function rawErrorFor(error: NodeJS.ErrnoException): RawError {
   if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
-    return { status: 408, reason: 'Request Timeout', code: 'request_timeout', message: 'The request was not received in time' };
+    return {
+      status: 408,
+      reason: 'Request Timeout',
+      code: 'request_timeout',
+      message: 'The request was not received in time',
+    };
   }
   if (error.code === 'HPE_HEADER_OVERFLOW') {
-    return { status: 431, reason: 'Request Header Fields Too Large', code: 'payload_too_large', message: 'Request headers are too large' };
+    return {
+      status: 431,
+      reason: 'Request Header Fields Too Large',
+      code: 'payload_too_large',
+      message: 'Request headers are too large',
+    };
   }
   return { status: 400, reason: 'Bad Request', code: 'validation_failed', message: 'The request is not valid HTTP' };
 }
@@ -43,7 +53,10 @@ export function applyServerLimits(server: Server, requestTimeoutMs: number): voi
   server.headersTimeout = Math.min(HEADERS_MS, requestTimeoutMs);
   server.keepAliveTimeout = KEEP_ALIVE_MS;
   // Node checks the time-outs on this interval (30 s by default, far coarser than the limits).
-  (server as Server & { connectionsCheckingInterval: number }).connectionsCheckingInterval = Math.min(1_000, Math.floor(requestTimeoutMs / 2));
+  (server as Server & { connectionsCheckingInterval: number }).connectionsCheckingInterval = Math.min(
+    1_000,
+    Math.floor(requestTimeoutMs / 2),
+  );
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => {
     if (error.code !== 'ECONNRESET' && socket.writable && socket.bytesWritten === 0) {
       socket.end(rawErrorResponse(error));

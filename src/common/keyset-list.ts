@@ -18,7 +18,11 @@ export interface KeysetFilter {
   where?: (params: SqlParams) => string;
 }
 
-export function filter<V>(key: string, value: V | undefined, where: (value: V, params: SqlParams) => string): KeysetFilter {
+export function filter<V>(
+  key: string,
+  value: V | undefined,
+  where: (value: V, params: SqlParams) => string,
+): KeysetFilter {
   return { key, value, where: value === undefined ? undefined : (params) => where(value, params) };
 }
 
@@ -78,7 +82,10 @@ export function parseRanges(ranges: readonly KeysetRange[]): KeysetBounds[] {
 type ScopeInput = Pick<KeysetListSpec<{ id: string }, unknown>, 'route' | 'accountId' | 'filters' | 'scope'>;
 
 /** Everything a cursor is bound to; these keys and values are what existing cursors were signed under. */
-export function scopeParts({ route, accountId, filters, scope }: ScopeInput, bounds: readonly KeysetBounds[]): Record<string, unknown> {
+export function scopeParts(
+  { route, accountId, filters, scope }: ScopeInput,
+  bounds: readonly KeysetBounds[],
+): Record<string, unknown> {
   const parts: Record<string, unknown> = { route, accountId, ...scope };
   for (const { key, value } of filters) parts[key] = value;
   for (const { name, from, to } of bounds) {
@@ -128,7 +135,13 @@ export async function keysetList<Row extends { id: string }, Json>(
   const params = new SqlParams();
   const { column, direction, at } = spec.sort;
   const where = whereClauses(params, spec.accountId, spec.filters, bounds, spec.sort, position).join(' AND ');
-  const page: PageSql = { where, orderBy: `ORDER BY ${column} ${direction}, id ${direction}`, limit: params.add(limit + 1), column, direction };
+  const page: PageSql = {
+    where,
+    orderBy: `ORDER BY ${column} ${direction}, id ${direction}`,
+    limit: params.add(limit + 1),
+    column,
+    direction,
+  };
   const sql = spec.select ? spec.select(page) : oneStep(spec.table, spec.columns, page);
   const rows = await read(sql, params.values);
   return toPage(rows, limit, spec.toJson, (row) => ({ value: at(row).toISOString(), id: row.id }), codec, scope);

@@ -13,10 +13,18 @@ export function TimestampBound(bound: 'Inclusive' | 'Exclusive'): PropertyDecora
 }
 
 export function PageLimit(): PropertyDecorator {
-  return applyDecorators(ApiPropertyOptional({ minimum: 1, maximum: MAX_LIMIT, default: DEFAULT_LIMIT }), IsOptional(), IsString());
+  return applyDecorators(
+    ApiPropertyOptional({ minimum: 1, maximum: MAX_LIMIT, default: DEFAULT_LIMIT }),
+    IsOptional(),
+    IsString(),
+  );
 }
 
 // Length and shape are the codec's business: any bad cursor is 400 invalid_cursor, not validation_failed.
 export function PageCursor(): PropertyDecorator {
-  return applyDecorators(ApiPropertyOptional({ description: 'next_cursor of the previous page' }), IsOptional(), IsString());
+  return applyDecorators(
+    ApiPropertyOptional({ description: 'next_cursor of the previous page' }),
+    IsOptional(),
+    IsString(),
+  );
 }

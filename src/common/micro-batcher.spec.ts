@@ -5,10 +5,13 @@ const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(reso
 describe('MicroBatcher', () => {
   function recording(maxBatch?: number): { batcher: MicroBatcher<number, string>; batches: number[][] } {
     const batches: number[][] = [];
-    const batcher = new MicroBatcher<number, string>(async (inputs) => {
-      batches.push(inputs);
-      return inputs.map((n) => `out-${n}`);
-    }, { maxBatch });
+    const batcher = new MicroBatcher<number, string>(
+      async (inputs) => {
+        batches.push(inputs);
+        return inputs.map((n) => `out-${n}`);
+      },
+      { maxBatch },
+    );
     return { batcher, batches };
   }
 
@@ -47,7 +50,12 @@ describe('MicroBatcher', () => {
       if (fail) throw new Error('database down');
       return inputs;
     });
-    const failed = [batcher.submit(1), batcher.submit(2)].map((p) => p.then(() => 'resolved', (e: Error) => e.message));
+    const failed = [batcher.submit(1), batcher.submit(2)].map((p) =>
+      p.then(
+        () => 'resolved',
+        (e: Error) => e.message,
+      ),
+    );
     expect(await Promise.all(failed)).toEqual(['database down', 'database down']);
     fail = false;
     await expect(batcher.submit(3)).resolves.toBe(3);

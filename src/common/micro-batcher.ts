@@ -38,7 +38,8 @@ export class MicroBatcher<In, Out> {
     private readonly options: MicroBatcherOptions<In> = {},
   ) {
     this.maxBatch = options.maxBatch ?? 100;
-    if (!Number.isInteger(this.maxBatch) || this.maxBatch < 1) throw new RangeError('maxBatch must be a positive integer');
+    if (!Number.isInteger(this.maxBatch) || this.maxBatch < 1)
+      throw new RangeError('maxBatch must be a positive integer');
   }
 
   submit(input: In): Promise<Out> {
@@ -97,7 +98,9 @@ export class MicroBatcher<In, Out> {
     outputs.then(
       (values) => {
         if (!Array.isArray(values) || values.length !== batch.length) {
-          const error = new Error(`batch returned ${Array.isArray(values) ? values.length : 'no'} results for ${batch.length} inputs`);
+          const error = new Error(
+            `batch returned ${Array.isArray(values) ? values.length : 'no'} results for ${batch.length} inputs`,
+          );
           for (const call of batch) call.reject(error);
           return;
         }

@@ -32,9 +32,14 @@ describe('keysetCondition', () => {
   it('binds the cursor values as parameters and compares in the sort direction', () => {
     const params = new SqlParams();
     params.add('account');
-    const sql = keysetCondition(params, 'created_at', 'DESC', { value: '2026-01-01T00:00:00.000Z', id: '0193a6f2-1234-7abc-8def-0123456789ab' });
+    const sql = keysetCondition(params, 'created_at', 'DESC', {
+      value: '2026-01-01T00:00:00.000Z',
+      id: '0193a6f2-1234-7abc-8def-0123456789ab',
+    });
     expect(sql).toBe('(created_at, id) < ($2::timestamptz, $3::uuid)');
     expect(params.values).toEqual(['account', '2026-01-01T00:00:00.000Z', '0193a6f2-1234-7abc-8def-0123456789ab']);
-    expect(keysetCondition(new SqlParams(), 'updated_at', 'ASC', { value: 'x', id: 'y' })).toBe('(updated_at, id) > ($1::timestamptz, $2::uuid)');
+    expect(keysetCondition(new SqlParams(), 'updated_at', 'ASC', { value: 'x', id: 'y' })).toBe(
+      '(updated_at, id) > ($1::timestamptz, $2::uuid)',
+    );
   });
 });

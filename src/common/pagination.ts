@@ -41,7 +41,12 @@ export function decodeCursor(codec: CursorCodec, scope: string, cursor: string |
 }
 
 /** Keyset condition: rows strictly after the cursor in the (column, id) order. */
-export function keysetCondition(params: SqlParams, column: string, direction: SortDirection, position: CursorPosition): string {
+export function keysetCondition(
+  params: SqlParams,
+  column: string,
+  direction: SortDirection,
+  position: CursorPosition,
+): string {
   const op = direction === 'DESC' ? '<' : '>';
   return `(${column}, id) ${op} (${params.add(position.value)}::timestamptz, ${params.add(position.id)}::uuid)`;
 }

@@ -13,7 +13,8 @@ interface DeclaredInputs {
 }
 
 function declaredInputs(context: ExecutionContext): DeclaredInputs {
-  const args = (Reflect.getMetadata(ROUTE_ARGS_METADATA, context.getClass(), context.getHandler().name) ?? {}) as Record<string, unknown>;
+  const args = (Reflect.getMetadata(ROUTE_ARGS_METADATA, context.getClass(), context.getHandler().name) ??
+    {}) as Record<string, unknown>;
   const types = new Set(Object.keys(args).map((key) => key.split(':')[0]));
   return { query: types.has(String(QUERY)), body: types.has(String(BODY)) };
 }

@@ -23,7 +23,9 @@ export function findUnsafeInput(value: unknown, path = '', depth = 0): ErrorDeta
   }
   if (typeof value !== 'object' || value === null) return null;
   if (depth >= MAX_DEPTH) return { field: path || 'body', issue: 'is nested too deeply' };
-  const entries: [string, unknown][] = Array.isArray(value) ? value.map((item, index) => [String(index), item]) : Object.entries(value);
+  const entries: [string, unknown][] = Array.isArray(value)
+    ? value.map((item, index) => [String(index), item])
+    : Object.entries(value);
   if (!Array.isArray(value) && Object.prototype.hasOwnProperty.call(value, '__proto__')) {
     return { field: join(path, '__proto__'), issue: 'is not allowed' };
   }

@@ -2,7 +2,6 @@ import { Injectable, PipeTransform } from '@nestjs/common';
 import { ApiError } from 'src/common/api-error';
 import { isUuid } from 'src/common/uuid';
 
-
 /** Path ids: a malformed one is 400, and ids are compared lower-case. */
 @Injectable()
 export class UuidParamPipe implements PipeTransform<string, string> {

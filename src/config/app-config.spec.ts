@@ -121,7 +121,9 @@ describe('resolveLocalSecrets', () => {
 
   it.each(['ADMIN_TOKEN', 'INTERNAL_API_TOKEN', 'SECRET_ENCRYPTION_KEY'])('production requires %s', (name) => {
     const file = join(dir, 'secrets.json');
-    expect(() => resolveLocalSecrets({ ...SECRETS, NODE_ENV: 'production', [name]: undefined }, file, () => undefined)).toThrow(name);
+    expect(() =>
+      resolveLocalSecrets({ ...SECRETS, NODE_ENV: 'production', [name]: undefined }, file, () => undefined),
+    ).toThrow(name);
     expect(existsSync(file)).toBe(false);
   });
 
@@ -157,21 +159,32 @@ describe('resolveLocalSecrets', () => {
   it('an explicit variable wins over the stored one', () => {
     const file = join(dir, 'secrets.json');
     resolveLocalSecrets({}, file, () => undefined);
-    expect(resolveLocalSecrets({ ADMIN_TOKEN: 'explicit-admin-token-123' }, file, () => undefined).ADMIN_TOKEN).toBe('explicit-admin-token-123');
+    expect(resolveLocalSecrets({ ADMIN_TOKEN: 'explicit-admin-token-123' }, file, () => undefined).ADMIN_TOKEN).toBe(
+      'explicit-admin-token-123',
+    );
   });
 });
 
 describe('parseConfig: read replicas and the request time-out', () => {
   it('reads none by default and a comma-separated list otherwise', () => {
     expect(parseConfig(SECRETS)).toMatchObject({ databaseReadUrls: [], httpRequestTimeoutMs: 30_000 });
-    const config = parseConfig({ ...SECRETS, DATABASE_READ_URLS: 'postgres://r1:5432/kyc, postgresql://r2/kyc', HTTP_REQUEST_TIMEOUT_MS: '2000' });
+    const config = parseConfig({
+      ...SECRETS,
+      DATABASE_READ_URLS: 'postgres://r1:5432/kyc, postgresql://r2/kyc',
+      HTTP_REQUEST_TIMEOUT_MS: '2000',
+    });
     expect(config.databaseReadUrls).toEqual(['postgres://r1:5432/kyc', 'postgresql://r2/kyc']);
     expect(config.httpRequestTimeoutMs).toBe(2_000);
   });
 
-  it.each(['redis://r1', 'postgres://r1/kyc,,postgres://r2/kyc', 'not a url'])('refuses DATABASE_READ_URLS=%s naming the variable', (value) => {
-    expect(failure({ ...SECRETS, DATABASE_READ_URLS: value }).message).toMatch(/^Invalid configuration: DATABASE_READ_URLS /);
-  });
+  it.each(['redis://r1', 'postgres://r1/kyc,,postgres://r2/kyc', 'not a url'])(
+    'refuses DATABASE_READ_URLS=%s naming the variable',
+    (value) => {
+      expect(failure({ ...SECRETS, DATABASE_READ_URLS: value }).message).toMatch(
+        /^Invalid configuration: DATABASE_READ_URLS /,
+      );
+    },
+  );
 
   it('refuses a request time-out under a second', () => {
     expect(failure({ ...SECRETS, HTTP_REQUEST_TIMEOUT_MS: '10' }).message).toMatch(/HTTP_REQUEST_TIMEOUT_MS/);

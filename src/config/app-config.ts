@@ -106,11 +106,7 @@ function encryptionKey(value: string): Buffer {
  * Outside production, the three secrets are generated once and kept in a git-ignored file so that
  * restarts keep working (secrets encrypted under a lost key would be lost).
  */
-export function resolveLocalSecrets(
-  env: Env,
-  file: string,
-  warn: (line: string) => void,
-): Env {
+export function resolveLocalSecrets(env: Env, file: string, warn: (line: string) => void): Env {
   const missing = GENERATED.filter((name) => !env[name]);
   if (missing.length === 0) return env;
   if ((env.NODE_ENV ?? '') === 'production') {
@@ -127,7 +123,9 @@ export function resolveLocalSecrets(
   }
   if (created.length > 0) {
     writeFileSync(file, JSON.stringify(stored, null, 2) + '\n', { mode: 0o600 });
-    warn(`WARNING: generated ${created.join(', ')} for local development and saved them in ${file}; set them explicitly in production.`);
+    warn(
+      `WARNING: generated ${created.join(', ')} for local development and saved them in ${file}; set them explicitly in production.`,
+    );
     for (const name of created) warn(`WARNING: ${name}=${stored[name]}`);
   }
   const resolved: Record<string, string | undefined> = { ...env };

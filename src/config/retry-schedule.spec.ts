@@ -2,7 +2,9 @@ import { parseRetrySchedule } from 'src/config/retry-schedule';
 
 describe('parseRetrySchedule', () => {
   it('parses the default schedule', () => {
-    expect(parseRetrySchedule('5s,5m,30m,2h,5h,10h,10h')).toEqual([5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000]);
+    expect(parseRetrySchedule('5s,5m,30m,2h,5h,10h,10h')).toEqual([
+      5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000,
+    ]);
   });
 
   it('accepts every unit and spaces around items', () => {

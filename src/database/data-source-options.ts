@@ -7,11 +7,21 @@ import { ENTITIES } from 'src/database/entities';
  * replication: DATABASE_URL is the master for every write and every read by default; only reads
  * that ask for a 'slave' query runner (src/database/read-replica.ts) go to a replica.
  */
-export function dataSourceOptions(databaseUrl: string, readUrls: readonly string[] = [], queryTimeoutMs?: number): DataSourceOptions {
+export function dataSourceOptions(
+  databaseUrl: string,
+  readUrls: readonly string[] = [],
+  queryTimeoutMs?: number,
+): DataSourceOptions {
   const target =
     readUrls.length === 0
       ? { url: databaseUrl }
-      : { replication: { master: { url: databaseUrl }, slaves: readUrls.map((url) => ({ url })), defaultMode: 'master' as const } };
+      : {
+          replication: {
+            master: { url: databaseUrl },
+            slaves: readUrls.map((url) => ({ url })),
+            defaultMode: 'master' as const,
+          },
+        };
   return {
     type: 'postgres',
     ...target,

@@ -20,7 +20,9 @@ async function connectOrKeepTrying(options: DataSourceOptions): Promise<DataSour
   try {
     await dataSource.initialize();
   } catch (error) {
-    logger.warn(`PostgreSQL is unreachable at start (${(error as Error).message}); retrying every ${RECONNECT_INTERVAL_MS} ms`);
+    logger.warn(
+      `PostgreSQL is unreachable at start (${(error as Error).message}); retrying every ${RECONNECT_INTERVAL_MS} ms`,
+    );
     const retry = (): void => {
       dataSource.initialize().then(
         () => logger.log('PostgreSQL connection established'),
@@ -47,7 +49,11 @@ class DatabaseReadyMiddleware implements NestMiddleware {
   imports: [
     TypeOrmModule.forRootAsync({
       inject: [APP_CONFIG],
-      useFactory: (config: AppConfig) => ({ ...dataSourceOptions(config.databaseUrl, config.databaseReadUrls, APP_QUERY_TIMEOUT_MS), retryAttempts: 0, manualInitialization: true }),
+      useFactory: (config: AppConfig) => ({
+        ...dataSourceOptions(config.databaseUrl, config.databaseReadUrls, APP_QUERY_TIMEOUT_MS),
+        retryAttempts: 0,
+        manualInitialization: true,
+      }),
       dataSourceFactory: async (options) => connectOrKeepTrying(options as DataSourceOptions),
     }),
   ],

@@ -31,7 +31,9 @@ export class HealthController {
   }
 
   @Get('ready')
-  @ApiOperation({ summary: 'Readiness: 200 when PostgreSQL and Redis answer within 1 s, else 503 naming each one down' })
+  @ApiOperation({
+    summary: 'Readiness: 200 when PostgreSQL and Redis answer within 1 s, else 503 naming each one down',
+  })
   @ApiOkResponse({ schema: { example: { status: 'ok', checks: { postgres: 'up', redis: 'up' } } } })
   @ApiServiceUnavailableResponse({ description: 'details: [{ "field": "redis", "issue": "down" }]' })
   async ready(): Promise<{ status: 'ok'; checks: Record<string, 'up'> }> {

@@ -38,7 +38,10 @@ export const ERROR_BODY_SCHEMA = {
 };
 
 export const RATE_LIMIT_HEADERS = {
-  'RateLimit-Limit': { description: 'Requests allowed per minute for this account (RATE_LIMIT_PER_MINUTE)', schema: { type: 'integer' as const } },
+  'RateLimit-Limit': {
+    description: 'Requests allowed per minute for this account (RATE_LIMIT_PER_MINUTE)',
+    schema: { type: 'integer' as const },
+  },
   'RateLimit-Remaining': { description: 'Requests left in the current window', schema: { type: 'integer' as const } },
   'RateLimit-Reset': { description: 'Seconds until the current window ends', schema: { type: 'integer' as const } },
 };
@@ -57,7 +60,11 @@ export const STATUS_CODES: Record<number, string> = {
 
 const EXAMPLES: Record<number, [ErrorCode, string, { field: string; issue: string }[]][]> = {
   400: [
-    ['validation_failed', `limit must not be greater than ${MAX_LIMIT}`, [{ field: 'limit', issue: `must not be greater than ${MAX_LIMIT}` }]],
+    [
+      'validation_failed',
+      `limit must not be greater than ${MAX_LIMIT}`,
+      [{ field: 'limit', issue: `must not be greater than ${MAX_LIMIT}` }],
+    ],
     ['invalid_cursor', 'cursor is invalid', []],
   ],
   401: [['unauthorized', 'Missing or invalid credentials', []]],
@@ -76,7 +83,9 @@ const EXAMPLES: Record<number, [ErrorCode, string, { field: string; issue: strin
 export function errorExamples(status: number): Record<string, { value: unknown }> {
   const examples: Record<string, { value: unknown }> = {};
   for (const [code, message, details] of EXAMPLES[status] ?? []) {
-    examples[code] = { value: { error: { code, message, details, request_id: '9b1c2f0e-5d1a-4c4e-9a57-3f1f1e0b7c11' } } };
+    examples[code] = {
+      value: { error: { code, message, details, request_id: '9b1c2f0e-5d1a-4c4e-9a57-3f1f1e0b7c11' } },
+    };
   }
   return examples;
 }

@@ -24,14 +24,23 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     .setTitle('KYC verification lookup and result delivery')
     .setDescription(DESCRIPTION)
     .setVersion('1')
-    .addBearerAuth({ type: 'http', scheme: 'bearer', description: "The account's webhook secret (`whsec_…`)" }, 'client')
-    .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'INTERNAL_API_TOKEN (capture widget, processing pipeline)' }, 'internal')
+    .addBearerAuth(
+      { type: 'http', scheme: 'bearer', description: "The account's webhook secret (`whsec_…`)" },
+      'client',
+    )
+    .addBearerAuth(
+      { type: 'http', scheme: 'bearer', description: 'INTERNAL_API_TOKEN (capture widget, processing pipeline)' },
+      'internal',
+    )
     .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'ADMIN_TOKEN (operations staff)' }, 'admin')
     .build();
   const document = SwaggerModule.createDocument(app, config, {
     operationIdFactory: (controllerKey, methodKey) => `${controllerKey.replace(/Controller$/, '')}_${methodKey}`,
   });
-  document.components = { ...document.components, schemas: { ...document.components?.schemas, ErrorBody: ERROR_BODY_SCHEMA } };
+  document.components = {
+    ...document.components,
+    schemas: { ...document.components?.schemas, ErrorBody: ERROR_BODY_SCHEMA },
+  };
   for (const [path, item] of Object.entries(document.paths)) {
     for (const method of METHODS) {
       const operation = item[method];
@@ -51,11 +60,21 @@ function addErrorResponses(path: string, method: (typeof METHODS)[number], opera
   const responses = operation.responses;
   for (const status of codes) {
     if (responses[status] && 'content' in responses[status] && responses[status].content) continue;
-    const description = (responses[status] as { description?: string } | undefined)?.description ?? STATUS_CODES[status];
+    const description =
+      (responses[status] as { description?: string } | undefined)?.description ?? STATUS_CODES[status];
     responses[status] = {
       description,
-      content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorBody' }, examples: errorExamples(status) } },
-      ...(status === 429 ? { headers: { ...RATE_LIMIT_HEADERS, 'Retry-After': { description: 'Seconds until a retry can succeed', schema: { type: 'integer' } } } } : {}),
+      content: {
+        'application/json': { schema: { $ref: '#/components/schemas/ErrorBody' }, examples: errorExamples(status) },
+      },
+      ...(status === 429
+        ? {
+            headers: {
+              ...RATE_LIMIT_HEADERS,
+              'Retry-After': { description: 'Seconds until a retry can succeed', schema: { type: 'integer' } },
+            },
+          }
+        : {}),
       ...(status === 401 ? { headers: { 'WWW-Authenticate': { schema: { type: 'string', example: 'Bearer' } } } } : {}),
     };
   }

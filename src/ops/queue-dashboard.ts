@@ -29,7 +29,11 @@ export function basicAuth(adminToken: string) {
     const userOk = tokensEqual(user, 'admin');
     const passwordOk = tokensEqual(password, adminToken);
     if (match && userOk && passwordOk) return next();
-    sendError(res, req, new ApiError('unauthorized', 'Missing or invalid credentials', [], { 'WWW-Authenticate': 'Basic' }));
+    sendError(
+      res,
+      req,
+      new ApiError('unauthorized', 'Missing or invalid credentials', [], { 'WWW-Authenticate': 'Basic' }),
+    );
   };
 }
 
@@ -52,10 +56,21 @@ export function contractErrorBodies(req: Request, res: Response, next: NextFunct
     const board = (body ?? {}) as BoardErrorBody;
     const error = typeof board.error === 'object' ? board.error : undefined;
     if (res.statusCode < 400 || typeof error?.code === 'string') return json(body);
-    const reported = typeof board.message === 'string' && board.message ? board.message : typeof error?.key === 'string' ? error.key : undefined;
-    const contractError = errorForStatus(res.statusCode, reported ?? `The queue dashboard refused the request (HTTP ${res.statusCode})`);
+    const reported =
+      typeof board.message === 'string' && board.message
+        ? board.message
+        : typeof error?.key === 'string'
+          ? error.key
+          : undefined;
+    const contractError = errorForStatus(
+      res.statusCode,
+      reported ?? `The queue dashboard refused the request (HTTP ${res.statusCode})`,
+    );
     if (res.statusCode >= 500) {
-      dashboardLogger.warn({ method: req.method, path: req.path, status: res.statusCode, reported }, 'queue dashboard error');
+      dashboardLogger.warn(
+        { method: req.method, path: req.path, status: res.statusCode, reported },
+        'queue dashboard error',
+      );
     }
     return json(contractError.toBody(requestIdOf(req, res)));
   };
@@ -72,6 +87,9 @@ export function mountQueueDashboard(app: INestApplication): void {
   const serverAdapter = new ExpressAdapter();
   serverAdapter.setBasePath(DASHBOARD_PATH);
   // @bull-board/express pins its own patch release of @bull-board/api; the adapter contract is the same.
-  createBullBoard({ queues: [new BullAdapter(queue)], serverAdapter: serverAdapter as unknown as BoardOptions['serverAdapter'] });
+  createBullBoard({
+    queues: [new BullAdapter(queue)],
+    serverAdapter: serverAdapter as unknown as BoardOptions['serverAdapter'],
+  });
   app.use(DASHBOARD_PATH, basicAuth(config.adminToken), contractErrorBodies, serverAdapter.getRouter());
 }

@@ -25,7 +25,10 @@ export class InternalVerificationsController {
   @HttpCode(200)
   @ApiOperation({ summary: 'Move a verification through the state machine; emits one webhook event' })
   @ApiOkResponse({ type: VerificationResponseDto })
-  async transition(@Param('id', UuidParamPipe) id: string, @Body() dto: TransitionVerificationDto): Promise<VerificationResponseDto> {
+  async transition(
+    @Param('id', UuidParamPipe) id: string,
+    @Body() dto: TransitionVerificationDto,
+  ): Promise<VerificationResponseDto> {
     return this.verifications.transition(id, dto);
   }
 }

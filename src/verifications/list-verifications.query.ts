@@ -23,7 +23,11 @@ export class ListVerificationsQueryDto {
   @MaxLength(255)
   external_user_id?: string;
 
-  @ApiPropertyOptional({ minLength: 1, maxLength: 100, description: 'Case-insensitive substring of external_user_id, applicant full name or email' })
+  @ApiPropertyOptional({
+    minLength: 1,
+    maxLength: 100,
+    description: 'Case-insensitive substring of external_user_id, applicant full name or email',
+  })
   @IsOptional()
   @IsString()
   @MinLength(1)

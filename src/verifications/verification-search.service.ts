@@ -53,7 +53,11 @@ export class VerificationSearchService {
         table: 'verifications',
         columns: VERIFICATION_COLUMNS,
         filters: [
-          filter('statuses', parseCommaList(query.status), (statuses, params) => `status = ANY(${params.add(statuses)}::varchar[])`),
+          filter(
+            'statuses',
+            parseCommaList(query.status),
+            (statuses, params) => `status = ANY(${params.add(statuses)}::varchar[])`,
+          ),
           filter('externalUserId', query.external_user_id, (id, params) => `external_user_id = ${params.add(id)}`),
           filter('q', query.q, (q, params) => `search_text LIKE '%' || lower(${params.add(likeLiteral(q))}) || '%'`),
         ],

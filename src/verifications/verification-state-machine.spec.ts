@@ -29,7 +29,10 @@ describe('verification state machine', () => {
     const t3 = new Date('2026-01-03T00:00:00.000Z');
 
     it('entering processing sets submitted_at', () => {
-      expect(timestampsAfter('processing', { submittedAt: null, decidedAt: null }, t1)).toEqual({ submittedAt: t1, decidedAt: null });
+      expect(timestampsAfter('processing', { submittedAt: null, decidedAt: null }, t1)).toEqual({
+        submittedAt: t1,
+        decidedAt: null,
+      });
     });
 
     it('a retake keeps submitted_at until the next submission overwrites it', () => {
@@ -38,8 +41,14 @@ describe('verification state machine', () => {
       expect(timestampsAfter('processing', retake, t3)).toEqual({ submittedAt: t3, decidedAt: null });
     });
 
-    it.each(['approved', 'rejected'] as VerificationStatus[])('entering %s sets decided_at and keeps submitted_at', (status) => {
-      expect(timestampsAfter(status, { submittedAt: t1, decidedAt: null }, t2)).toEqual({ submittedAt: t1, decidedAt: t2 });
-    });
+    it.each(['approved', 'rejected'] as VerificationStatus[])(
+      'entering %s sets decided_at and keeps submitted_at',
+      (status) => {
+        expect(timestampsAfter(status, { submittedAt: t1, decidedAt: null }, t2)).toEqual({
+          submittedAt: t1,
+          decidedAt: t2,
+        });
+      },
+    );
   });
 });

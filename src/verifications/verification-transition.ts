@@ -23,9 +23,11 @@ export function mergeApplicant(current: Applicant | null, patch: ApplicantDto | 
  */
 export function checkTransition(current: Verification, dto: TransitionVerificationDto): void {
   if (dto.expected_version !== undefined && dto.expected_version !== current.version) {
-    throw new ApiError('version_conflict', `expected_version is ${dto.expected_version} but the verification is at version ${current.version}`, [
-      { field: 'expected_version', issue: `does not match the current version ${current.version}` },
-    ]);
+    throw new ApiError(
+      'version_conflict',
+      `expected_version is ${dto.expected_version} but the verification is at version ${current.version}`,
+      [{ field: 'expected_version', issue: `does not match the current version ${current.version}` }],
+    );
   }
   if (!canTransition(current.status, dto.status)) {
     throw new ApiError('invalid_transition', `Cannot move a verification from ${current.status} to ${dto.status}`, [

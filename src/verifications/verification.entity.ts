@@ -1,6 +1,11 @@
 import { Check, Column, Entity, ForeignKey, Index, PrimaryColumn } from 'typeorm';
 import { Account } from 'src/accounts/account.entity';
-import type { Applicant, RejectionReason, VerificationDocument, VerificationStatus } from 'src/verifications/verification.types';
+import type {
+  Applicant,
+  RejectionReason,
+  VerificationDocument,
+  VerificationStatus,
+} from 'src/verifications/verification.types';
 
 /** Lower-cased external id, full name and email, separated by chr(31): what `q` on the list route matches. */
 const SEARCH_TEXT_SQL = `lower(external_user_id)
@@ -66,7 +71,16 @@ export class Verification {
   metadata!: Record<string, string>;
 
   /** Computed by PostgreSQL and only searched in SQL: never selected or written (an insert's RETURNING fills it in). */
-  @Column({ name: 'search_text', type: 'text', nullable: true, generatedType: 'STORED', asExpression: SEARCH_TEXT_SQL, select: false, insert: false, update: false })
+  @Column({
+    name: 'search_text',
+    type: 'text',
+    nullable: true,
+    generatedType: 'STORED',
+    asExpression: SEARCH_TEXT_SQL,
+    select: false,
+    insert: false,
+    update: false,
+  })
   searchText?: string;
 }
 

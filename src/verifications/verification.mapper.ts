@@ -2,7 +2,12 @@ import { ApiProperty } from '@nestjs/swagger';
 import { iso } from 'src/common/time';
 import type { VerificationStatusHistory } from 'src/verifications/verification-status-history.entity';
 import type { Verification } from 'src/verifications/verification.entity';
-import type { Applicant, RejectionReason, VerificationDocument, VerificationStatus } from 'src/verifications/verification.types';
+import type {
+  Applicant,
+  RejectionReason,
+  VerificationDocument,
+  VerificationStatus,
+} from 'src/verifications/verification.types';
 import { DOCUMENT_TYPES, REJECTION_REASONS, VERIFICATION_STATUSES } from 'src/verifications/verification.types';
 
 class ApplicantResponseDto {
@@ -74,7 +79,10 @@ export function toVerificationResponse(v: Verification): VerificationResponseDto
   };
 }
 
-export function toVerificationDetail(v: Verification, history: VerificationStatusHistory[]): VerificationDetailResponseDto {
+export function toVerificationDetail(
+  v: Verification,
+  history: VerificationStatusHistory[],
+): VerificationDetailResponseDto {
   return {
     ...toVerificationResponse(v),
     status_history: history.map((entry) => ({ status: entry.status, at: iso(entry.at), version: entry.version })),

@@ -31,7 +31,8 @@ import {
   type VerificationStatus,
 } from 'src/verifications/verification.types';
 
-const present = (key: string) => (dto: object) => (dto as Record<string, unknown>)[key] !== null && (dto as Record<string, unknown>)[key] !== undefined;
+const present = (key: string) => (dto: object) =>
+  (dto as Record<string, unknown>)[key] !== null && (dto as Record<string, unknown>)[key] !== undefined;
 
 export class ApplicantDto {
   @ApiPropertyOptional({ nullable: true, type: String, maxLength: 100, example: 'Ada' })
@@ -104,7 +105,9 @@ function IsMetadata(): PropertyDecorator {
           const entries = Object.entries(value);
           return (
             entries.length <= 20 &&
-            entries.every(([key, item]) => key.length >= 1 && key.length <= 40 && typeof item === 'string' && item.length <= 500)
+            entries.every(
+              ([key, item]) => key.length >= 1 && key.length <= 40 && typeof item === 'string' && item.length <= 500,
+            )
           );
         },
         defaultMessage: () =>
@@ -142,14 +145,21 @@ export class TransitionVerificationDto {
   @IsIn(VERIFICATION_STATUSES)
   status!: VerificationStatus;
 
-  @ApiPropertyOptional({ minimum: 0, description: 'Checked before the transition: a mismatch (0 included, versions start at 1) is 409 version_conflict' })
+  @ApiPropertyOptional({
+    minimum: 0,
+    description: 'Checked before the transition: a mismatch (0 included, versions start at 1) is 409 version_conflict',
+  })
   // null is refused rather than read as "no check": a client that meant to guard a move must not lose the guard.
   @ValidateIf((dto: TransitionVerificationDto) => dto.expected_version !== undefined)
   @IsInt()
   @Min(0)
   expected_version?: number;
 
-  @ApiPropertyOptional({ enum: REJECTION_REASONS, isArray: true, description: 'Required (non-empty) for rejected, refused otherwise' })
+  @ApiPropertyOptional({
+    enum: REJECTION_REASONS,
+    isArray: true,
+    description: 'Required (non-empty) for rejected, refused otherwise',
+  })
   @ValidateIf(present('rejection_reasons'))
   @IsArray()
   @ArrayMaxSize(REJECTION_REASONS.length)

@@ -58,7 +58,12 @@ export class VerificationsService {
     } satisfies Verification);
     await this.dataSource.transaction(async (manager) => {
       await manager.insert(Verification, verification);
-      await manager.insert(VerificationStatusHistory, { verificationId: verification.id, version: 1, status: 'pending', at: now });
+      await manager.insert(VerificationStatusHistory, {
+        verificationId: verification.id,
+        version: 1,
+        status: 'pending',
+        at: now,
+      });
     });
     return toVerificationResponse(verification);
   }
@@ -73,7 +78,12 @@ export class VerificationsService {
       const { webhookUrl, ...current } = await this.lock(manager, id);
       checkTransition(current, dto);
       const next = applyTransition(current, dto, new Date());
-      const change = { accountId: next.accountId, verificationId: id, previousStatus: current.status, verification: toVerificationResponse(next) };
+      const change = {
+        accountId: next.accountId,
+        verificationId: id,
+        previousStatus: current.status,
+        verification: toVerificationResponse(next),
+      };
       const built = this.outbox.build(change, webhookUrl, next.updatedAt);
       await this.write(manager, next, built);
       return { verification: next, event: built };
@@ -114,7 +124,9 @@ export class VerificationsService {
     return onReplica(this.dataSource, async (manager) => {
       const verification = await manager.getRepository(Verification).findOneBy({ id, accountId });
       if (!verification) throw ApiError.notFound('verification');
-      const history = await manager.getRepository(VerificationStatusHistory).find({ where: { verificationId: id }, order: { version: 'ASC' } });
+      const history = await manager
+        .getRepository(VerificationStatusHistory)
+        .find({ where: { verificationId: id }, order: { version: 'ASC' } });
       return toVerificationDetail(verification, history);
     });
   }

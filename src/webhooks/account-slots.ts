@@ -78,7 +78,14 @@ export class AccountSlots {
   private async acquireMany(slots: Slot[]): Promise<boolean[]> {
     const now = Date.now();
     const keys = slots.map((slot) => this.key(slot.accountId));
-    const result = await this.redis.acquireWebhookSlots(keys.length, ...keys, now, now + this.holdMs, this.limit, ...slots.map((slot) => slot.member));
+    const result = await this.redis.acquireWebhookSlots(
+      keys.length,
+      ...keys,
+      now,
+      now + this.holdMs,
+      this.limit,
+      ...slots.map((slot) => slot.member),
+    );
     return result.map((acquired) => acquired === 1);
   }
 

@@ -10,10 +10,7 @@ export interface AttemptResult {
   retryAfter: string | undefined;
 }
 
-export type AttemptOutcome =
-  | { kind: 'delivered' }
-  | { kind: 'retry'; delayMs: number; at: Date }
-  | { kind: 'failed' };
+export type AttemptOutcome = { kind: 'delivered' } | { kind: 'retry'; delayMs: number; at: Date } | { kind: 'failed' };
 
 export interface OutcomeInput {
   result: AttemptResult;

@@ -22,5 +22,7 @@ function fallbackDelay(attemptsMade: number): number {
 /** Bull's custom backoff strategy: Bull hands it the error the processor threw. */
 export function retryBackoff(attemptsMade: number, err?: Error): number {
   const delay = (err as Partial<DeliveryRetry> | undefined)?.delayMs;
-  return typeof delay === 'number' && Number.isFinite(delay) && delay >= 1 ? Math.round(delay) : fallbackDelay(attemptsMade);
+  return typeof delay === 'number' && Number.isFinite(delay) && delay >= 1
+    ? Math.round(delay)
+    : fallbackDelay(attemptsMade);
 }

@@ -9,7 +9,10 @@ import type { DeliveryStatus, WebhookEvent } from 'src/webhooks/webhook-event.en
 import { NO_WEBHOOK_URL } from 'src/webhooks/webhook-outbox.service';
 
 /** What one delivery needs, read in one round trip: the event, its account's URL and active secrets. */
-export type DueEvent = Pick<WebhookEvent, 'id' | 'accountId' | 'body' | 'createdAt' | 'deliveryStatus' | 'cycle' | 'cycleAttempts' | 'nextAttemptAt'> & {
+export type DueEvent = Pick<
+  WebhookEvent,
+  'id' | 'accountId' | 'body' | 'createdAt' | 'deliveryStatus' | 'cycle' | 'cycleAttempts' | 'nextAttemptAt'
+> & {
   webhookUrl: string | null;
   /** Ciphertexts of the secrets that currently sign, newest first (see `signingSecrets`). */
   secretCiphertexts: string[];
@@ -111,7 +114,9 @@ export class DeliveryStore {
       try {
         return await this.record(attempt);
       } catch (error) {
-        this.logger.warn(`could not record delivered event ${attempt.eventId}, retrying in ${wait} ms: ${(error as Error).message}`);
+        this.logger.warn(
+          `could not record delivered event ${attempt.eventId}, retrying in ${wait} ms: ${(error as Error).message}`,
+        );
         await new Promise((resolve) => setTimeout(resolve, wait));
       }
     }
@@ -135,7 +140,8 @@ export class DeliveryStore {
   }
 
   private async recordMany(attempts: AttemptRecord[]): Promise<boolean[]> {
-    const column = <K extends keyof AttemptRecord>(key: K): AttemptRecord[K][] => attempts.map((attempt) => attempt[key]);
+    const column = <K extends keyof AttemptRecord>(key: K): AttemptRecord[K][] =>
+      attempts.map((attempt) => attempt[key]);
     const rows = await this.pool.prepared<{ n: string }>('webhook-delivery-record', RECORD_SQL, [
       column('eventId'),
       column('cycle'),

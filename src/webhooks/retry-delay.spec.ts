@@ -1,5 +1,11 @@
 import fc from 'fast-check';
-import { MAX_RETRY_AFTER_MS, deferralDelay, nextRetryDelay, parseRetryAfter, withJitter } from 'src/webhooks/retry-delay';
+import {
+  MAX_RETRY_AFTER_MS,
+  deferralDelay,
+  nextRetryDelay,
+  parseRetryAfter,
+  withJitter,
+} from 'src/webhooks/retry-delay';
 import { retryBackoff, DeliveryRetry } from 'src/webhooks/delivery-retry';
 
 const SCHEDULE = [5_000, 300_000, 1_800_000];
@@ -7,11 +13,15 @@ const SCHEDULE = [5_000, 300_000, 1_800_000];
 describe('withJitter', () => {
   it('stays within ±20% and never reaches zero', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 1, max: 36_000_000 }), fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }), (delay, r) => {
-        const jittered = withJitter(delay, () => r);
-        expect(jittered).toBeGreaterThanOrEqual(Math.max(1, Math.floor(delay * 0.8)));
-        expect(jittered).toBeLessThanOrEqual(Math.ceil(delay * 1.2));
-      }),
+      fc.property(
+        fc.integer({ min: 1, max: 36_000_000 }),
+        fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }),
+        (delay, r) => {
+          const jittered = withJitter(delay, () => r);
+          expect(jittered).toBeGreaterThanOrEqual(Math.max(1, Math.floor(delay * 0.8)));
+          expect(jittered).toBeLessThanOrEqual(Math.ceil(delay * 1.2));
+        },
+      ),
     );
   });
 
@@ -26,36 +36,58 @@ describe('nextRetryDelay', () => {
   const mid = () => 0.5;
 
   it('follows the schedule by attempts made in the cycle', () => {
-    expect(nextRetryDelay({ schedule: SCHEDULE, cycleAttempts: 1, responseStatus: 500, retryAfterMs: null }, mid)).toBe(5_000);
-    expect(nextRetryDelay({ schedule: SCHEDULE, cycleAttempts: 3, responseStatus: null, retryAfterMs: null }, mid)).toBe(1_800_000);
+    expect(nextRetryDelay({ schedule: SCHEDULE, cycleAttempts: 1, responseStatus: 500, retryAfterMs: null }, mid)).toBe(
+      5_000,
+    );
+    expect(
+      nextRetryDelay({ schedule: SCHEDULE, cycleAttempts: 3, responseStatus: null, retryAfterMs: null }, mid),
+    ).toBe(1_800_000);
   });
 
   it('gives up after the last scheduled delay (schedule length + 1 attempts)', () => {
-    expect(nextRetryDelay({ schedule: SCHEDULE, cycleAttempts: 4, responseStatus: 500, retryAfterMs: null }, mid)).toBeNull();
-    expect(nextRetryDelay({ schedule: SCHEDULE, cycleAttempts: 0, responseStatus: 500, retryAfterMs: null }, mid)).toBeNull();
+    expect(
+      nextRetryDelay({ schedule: SCHEDULE, cycleAttempts: 4, responseStatus: 500, retryAfterMs: null }, mid),
+    ).toBeNull();
+    expect(
+      nextRetryDelay({ schedule: SCHEDULE, cycleAttempts: 0, responseStatus: 500, retryAfterMs: null }, mid),
+    ).toBeNull();
   });
 
   it('honours a longer Retry-After on 429 and 503 only', () => {
     for (const status of [429, 503]) {
-      expect(nextRetryDelay({ schedule: SCHEDULE, cycleAttempts: 1, responseStatus: status, retryAfterMs: 60_000 }, mid)).toBe(60_000);
+      expect(
+        nextRetryDelay({ schedule: SCHEDULE, cycleAttempts: 1, responseStatus: status, retryAfterMs: 60_000 }, mid),
+      ).toBe(60_000);
     }
-    expect(nextRetryDelay({ schedule: SCHEDULE, cycleAttempts: 1, responseStatus: 500, retryAfterMs: 60_000 }, mid)).toBe(5_000);
-    expect(nextRetryDelay({ schedule: SCHEDULE, cycleAttempts: 1, responseStatus: 302, retryAfterMs: 60_000 }, mid)).toBe(5_000);
+    expect(
+      nextRetryDelay({ schedule: SCHEDULE, cycleAttempts: 1, responseStatus: 500, retryAfterMs: 60_000 }, mid),
+    ).toBe(5_000);
+    expect(
+      nextRetryDelay({ schedule: SCHEDULE, cycleAttempts: 1, responseStatus: 302, retryAfterMs: 60_000 }, mid),
+    ).toBe(5_000);
   });
 
   it('ignores a Retry-After shorter than the scheduled delay', () => {
-    expect(nextRetryDelay({ schedule: SCHEDULE, cycleAttempts: 2, responseStatus: 429, retryAfterMs: 1_000 }, mid)).toBe(300_000);
+    expect(
+      nextRetryDelay({ schedule: SCHEDULE, cycleAttempts: 2, responseStatus: 429, retryAfterMs: 1_000 }, mid),
+    ).toBe(300_000);
   });
 
   it('caps a Retry-After at one hour', () => {
-    expect(nextRetryDelay({ schedule: SCHEDULE, cycleAttempts: 1, responseStatus: 503, retryAfterMs: 86_400_000 }, mid)).toBe(MAX_RETRY_AFTER_MS);
+    expect(
+      nextRetryDelay({ schedule: SCHEDULE, cycleAttempts: 1, responseStatus: 503, retryAfterMs: 86_400_000 }, mid),
+    ).toBe(MAX_RETRY_AFTER_MS);
   });
 
   it('never brings an attempt earlier than a scheduled delay longer than the one-hour cap', () => {
     const long = [7_200_000, 18_000_000];
     // Scheduled 2 h; Retry-After 3 h is longer but honoured only up to 1 h, so the schedule stands.
-    expect(nextRetryDelay({ schedule: long, cycleAttempts: 1, responseStatus: 429, retryAfterMs: 10_800_000 }, mid)).toBe(7_200_000);
-    expect(nextRetryDelay({ schedule: long, cycleAttempts: 2, responseStatus: 503, retryAfterMs: 21_600_000 }, mid)).toBe(18_000_000);
+    expect(
+      nextRetryDelay({ schedule: long, cycleAttempts: 1, responseStatus: 429, retryAfterMs: 10_800_000 }, mid),
+    ).toBe(7_200_000);
+    expect(
+      nextRetryDelay({ schedule: long, cycleAttempts: 2, responseStatus: 503, retryAfterMs: 21_600_000 }, mid),
+    ).toBe(18_000_000);
   });
 
   it('is never shorter than the jittered schedule nor longer than it and the cap allow', () => {
@@ -80,7 +112,9 @@ describe('nextRetryDelay', () => {
   });
 
   it('still ends the cycle after the last attempt even with a Retry-After', () => {
-    expect(nextRetryDelay({ schedule: SCHEDULE, cycleAttempts: 4, responseStatus: 429, retryAfterMs: 10_000 }, mid)).toBeNull();
+    expect(
+      nextRetryDelay({ schedule: SCHEDULE, cycleAttempts: 4, responseStatus: 429, retryAfterMs: 10_000 }, mid),
+    ).toBeNull();
   });
 });
 

@@ -3,7 +3,12 @@ import { randomBytes } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { DeliveryRetry } from 'src/webhooks/delivery-retry';
 import type { AttemptRecord, DueEvent } from 'src/webhooks/delivery-store';
-import { type DeliverySlots, type DeliveryStorePort, WebhookDeliveryProcessor, type WebhookPoster } from 'src/webhooks/webhook-delivery.processor';
+import {
+  type DeliverySlots,
+  type DeliveryStorePort,
+  WebhookDeliveryProcessor,
+  type WebhookPoster,
+} from 'src/webhooks/webhook-delivery.processor';
 import type { DeliveryResult } from 'src/webhooks/webhook-http.client';
 import type { DeliveryJobData } from 'src/webhooks/webhook-queue.constants';
 
@@ -64,7 +69,11 @@ class Fakes {
 }
 
 function job(data: Partial<DeliveryJobData> = {}, attemptsMade = 0): Job<DeliveryJobData> {
-  return { id: 'job-1', data: { eventId: '0193a6f2-0000-7000-8000-000000000001', cycle: 1, ...data }, attemptsMade } as Job<DeliveryJobData>;
+  return {
+    id: 'job-1',
+    data: { eventId: '0193a6f2-0000-7000-8000-000000000001', cycle: 1, ...data },
+    attemptsMade,
+  } as Job<DeliveryJobData>;
 }
 
 describe('WebhookDeliveryProcessor', () => {
@@ -80,7 +89,15 @@ describe('WebhookDeliveryProcessor', () => {
     expect(() => new Webhook(SECRET).verify(post.body, post.headers)).not.toThrow();
     expect(fakes.records).toEqual([]);
     expect(fakes.persistentRecords).toEqual([
-      expect.objectContaining({ eventId: dueEvent().id, cycle: 1, status: 'delivered', responseStatus: 204, error: null, nextAttemptAt: null, durationMs: 12 }),
+      expect.objectContaining({
+        eventId: dueEvent().id,
+        cycle: 1,
+        status: 'delivered',
+        responseStatus: 204,
+        error: null,
+        nextAttemptAt: null,
+        durationMs: 12,
+      }),
     ]);
     expect(fakes.held.size).toBe(0);
   });
@@ -88,12 +105,17 @@ describe('WebhookDeliveryProcessor', () => {
   it('records a failed attempt as pending with its next attempt, and hands Bull the delay', async () => {
     fakes.postAnswer = response(500, 'HTTP 500');
     const before = Date.now();
-    const error = await fakes.processor().process(job()).catch((thrown: unknown) => thrown);
+    const error = await fakes
+      .processor()
+      .process(job())
+      .catch((thrown: unknown) => thrown);
     expect(error).toBeInstanceOf(DeliveryRetry);
     const delay = (error as DeliveryRetry).delayMs;
     expect(delay).toBeGreaterThanOrEqual(4_000);
     expect(delay).toBeLessThanOrEqual(6_000);
-    expect(fakes.records).toEqual([expect.objectContaining({ status: 'pending', responseStatus: 500, error: 'HTTP 500', responseBody: 'nope' })]);
+    expect(fakes.records).toEqual([
+      expect.objectContaining({ status: 'pending', responseStatus: 500, error: 'HTTP 500', responseBody: 'nope' }),
+    ]);
     const next = fakes.records[0].nextAttemptAt?.getTime() ?? 0;
     expect(next - before).toBeGreaterThanOrEqual(delay);
     expect(fakes.held.size).toBe(0);
@@ -103,7 +125,9 @@ describe('WebhookDeliveryProcessor', () => {
     fakes.event = dueEvent({ cycleAttempts: SCHEDULE.length });
     fakes.postAnswer = response(null, 'timeout');
     await expect(fakes.processor().process(job())).resolves.toBe('failed');
-    expect(fakes.records).toEqual([expect.objectContaining({ status: 'failed', responseStatus: null, error: 'timeout', nextAttemptAt: null })]);
+    expect(fakes.records).toEqual([
+      expect.objectContaining({ status: 'failed', responseStatus: null, error: 'timeout', nextAttemptAt: null }),
+    ]);
   });
 
   it('fails an event of an account without a webhook URL with no attempt', async () => {
@@ -126,7 +150,10 @@ describe('WebhookDeliveryProcessor', () => {
 
   it('waits, without an attempt, when picked up well before the event is due', async () => {
     fakes.event = dueEvent({ nextAttemptAt: new Date(Date.now() + 60_000) });
-    const error = await fakes.processor().process(job()).catch((thrown: unknown) => thrown);
+    const error = await fakes
+      .processor()
+      .process(job())
+      .catch((thrown: unknown) => thrown);
     expect(error).toBeInstanceOf(DeliveryRetry);
     expect((error as DeliveryRetry).delayMs).toBeGreaterThan(55_000);
     expect(fakes.posts).toEqual([]);
@@ -134,7 +161,10 @@ describe('WebhookDeliveryProcessor', () => {
 
   it('defers, without an attempt, while the account has the most deliveries in flight', async () => {
     fakes.slotFree = false;
-    const error = await fakes.processor().process(job({}, 3)).catch((thrown: unknown) => thrown);
+    const error = await fakes
+      .processor()
+      .process(job({}, 3))
+      .catch((thrown: unknown) => thrown);
     expect(error).toBeInstanceOf(DeliveryRetry);
     expect((error as DeliveryRetry).message).toMatch(/deferred/);
     expect(fakes.posts).toEqual([]);

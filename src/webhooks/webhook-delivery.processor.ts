@@ -18,7 +18,10 @@ export type DeliveryOutcome = 'skipped' | 'delivered' | 'retry' | 'failed' | 'no
 const EARLY_TOLERANCE_MS = 1_000;
 
 /** The seams the processor works through; the spec gives it fakes of them. */
-export type DeliveryStorePort = Pick<DeliveryStore, 'load' | 'record' | 'recordUntilStored' | 'signingSecrets' | 'failWithoutUrl'>;
+export type DeliveryStorePort = Pick<
+  DeliveryStore,
+  'load' | 'record' | 'recordUntilStored' | 'signingSecrets' | 'failWithoutUrl'
+>;
 export type WebhookPoster = Pick<WebhookHttpClient, 'post'>;
 export type DeliverySlots = Pick<AccountSlots, 'acquire' | 'release'>;
 
@@ -29,7 +32,11 @@ function outcomeLabel(result: DeliveryResult): string {
   return result.responseStatus === null ? 'network_error' : 'http_error';
 }
 
-const STATUS_AFTER: Record<AttemptOutcome['kind'], AttemptRecord['status']> = { delivered: 'delivered', retry: 'pending', failed: 'failed' };
+const STATUS_AFTER: Record<AttemptOutcome['kind'], AttemptRecord['status']> = {
+  delivered: 'delivered',
+  retry: 'pending',
+  failed: 'failed',
+};
 
 function attemptRecord(event: DueEvent, at: Date, result: DeliveryResult, outcome: AttemptOutcome): AttemptRecord {
   return {
@@ -92,14 +99,21 @@ export class WebhookDeliveryProcessor {
     const result = await this.http.post(event.webhookUrl, headers, event.body);
     webhookDeliveries.inc({ outcome: outcomeLabel(result) });
 
-    const outcome = decideOutcome({ result, cycleAttempts: event.cycleAttempts + 1, schedule: this.config.webhookRetryScheduleMs, now: new Date() });
+    const outcome = decideOutcome({
+      result,
+      cycleAttempts: event.cycleAttempts + 1,
+      schedule: this.config.webhookRetryScheduleMs,
+      now: new Date(),
+    });
     const record = attemptRecord(event, at, result, outcome);
-    const recorded = outcome.kind === 'delivered' ? await this.store.recordUntilStored(record) : await this.store.record(record);
+    const recorded =
+      outcome.kind === 'delivered' ? await this.store.recordUntilStored(record) : await this.store.record(record);
     if (!recorded) return 'skipped';
     if (outcome.kind === 'delivered' && event.cycle === 1) {
       webhookDeliveryLatency.observe((Date.now() - event.createdAt.getTime()) / 1000);
     }
-    if (outcome.kind === 'retry') throw new DeliveryRetry(outcome.delayMs, `attempt failed (${result.error}), retry in ${outcome.delayMs} ms`);
+    if (outcome.kind === 'retry')
+      throw new DeliveryRetry(outcome.delayMs, `attempt failed (${result.error}), retry in ${outcome.delayMs} ms`);
     return outcome.kind;
   }
 }

@@ -25,7 +25,9 @@ export class WebhookDispatcher implements OnApplicationShutdown {
     if (jobs.length === 0) return;
     const pending = this.enqueue(jobs)
       .catch((error: unknown) => {
-        this.logger.warn(`could not enqueue ${jobs.length} webhook event(s), the sweeper will relay them: ${(error as Error).message}`);
+        this.logger.warn(
+          `could not enqueue ${jobs.length} webhook event(s), the sweeper will relay them: ${(error as Error).message}`,
+        );
       })
       .finally(() => this.inFlight.delete(pending));
     this.inFlight.add(pending);

@@ -27,7 +27,10 @@ export class WebhookEventsController {
   @Get()
   @ApiOperation({ summary: 'The delivery log, newest first (keyset paging)' })
   @ApiOkResponse({ type: WebhookEventListResponseDto })
-  async list(@CurrentAccountId() accountId: string, @Query() query: ListWebhookEventsQueryDto): Promise<ListPage<WebhookEventResponseDto>> {
+  async list(
+    @CurrentAccountId() accountId: string,
+    @Query() query: ListWebhookEventsQueryDto,
+  ): Promise<ListPage<WebhookEventResponseDto>> {
     return this.events.list(accountId, query);
   }
 
@@ -35,7 +38,10 @@ export class WebhookEventsController {
   @HttpCode(202)
   @ApiOperation({ summary: 'Bulk replay of matching events (at most 10,000 per call), each keeping its webhook-id' })
   @ApiResponse({ status: 202, type: RedeliveryResponseDto })
-  async redeliverMany(@CurrentAccountId() accountId: string, @Body() dto: BulkRedeliverDto): Promise<RedeliveryResponseDto> {
+  async redeliverMany(
+    @CurrentAccountId() accountId: string,
+    @Body() dto: BulkRedeliverDto,
+  ): Promise<RedeliveryResponseDto> {
     return this.events.redeliverMany(accountId, dto);
   }
 
@@ -43,7 +49,10 @@ export class WebhookEventsController {
   @HttpCode(202)
   @ApiOperation({ summary: 'Send a test event with a made-up verification in the given status' })
   @ApiResponse({ status: 202, type: WebhookEventResponseDto })
-  async sendTest(@CurrentAccountId() accountId: string, @Body() dto: SendTestEventDto): Promise<WebhookEventResponseDto> {
+  async sendTest(
+    @CurrentAccountId() accountId: string,
+    @Body() dto: SendTestEventDto,
+  ): Promise<WebhookEventResponseDto> {
     return this.events.sendTest(accountId, dto.status);
   }
 
@@ -57,7 +66,10 @@ export class WebhookEventsController {
   @Get(':id')
   @ApiOperation({ summary: 'One event with every delivery attempt' })
   @ApiOkResponse({ type: WebhookEventDetailResponseDto })
-  async get(@CurrentAccountId() accountId: string, @Param('id', UuidParamPipe) id: string): Promise<WebhookEventDetailResponseDto> {
+  async get(
+    @CurrentAccountId() accountId: string,
+    @Param('id', UuidParamPipe) id: string,
+  ): Promise<WebhookEventDetailResponseDto> {
     return this.events.get(accountId, id);
   }
 
@@ -65,7 +77,10 @@ export class WebhookEventsController {
   @HttpCode(202)
   @ApiOperation({ summary: 'Redeliver one event: a fresh delivery cycle with the same webhook-id and body' })
   @ApiResponse({ status: 202, type: WebhookEventResponseDto })
-  async redeliver(@CurrentAccountId() accountId: string, @Param('id', UuidParamPipe) id: string): Promise<WebhookEventResponseDto> {
+  async redeliver(
+    @CurrentAccountId() accountId: string,
+    @Param('id', UuidParamPipe) id: string,
+  ): Promise<WebhookEventResponseDto> {
     return this.events.redeliver(accountId, id);
   }
 }

@@ -14,7 +14,9 @@ export class ListWebhookEventsQueryDto {
   @ApiPropertyOptional({ description: 'Comma-separated delivery statuses', example: 'failed' })
   @IsOptional()
   @IsString()
-  @Matches(DELIVERY_STATUS_LIST, { message: `delivery_status must be a comma-separated list of ${DELIVERY_STATUSES.join(', ')}` })
+  @Matches(DELIVERY_STATUS_LIST, {
+    message: `delivery_status must be a comma-separated list of ${DELIVERY_STATUSES.join(', ')}`,
+  })
   delivery_status?: string;
 
   @ApiPropertyOptional({ format: 'uuid' })
@@ -44,7 +46,9 @@ export class BulkRedeliverDto {
       'first; call again for the rest.',
   })
   @IsString()
-  @Matches(REDELIVERABLE_LIST, { message: `delivery_status must be a comma-separated list of ${REDELIVERABLE_STATUSES.join(', ')}` })
+  @Matches(REDELIVERABLE_LIST, {
+    message: `delivery_status must be a comma-separated list of ${REDELIVERABLE_STATUSES.join(', ')}`,
+  })
   delivery_status!: string;
 
   @TimestampBound('Inclusive')
@@ -63,7 +67,8 @@ export class SendTestEventDto {
 export class WebhookAttemptResponseDto {
   @ApiProperty() number!: number;
   @ApiProperty({ format: 'date-time' }) at!: string;
-  @ApiProperty({ nullable: true, type: Number, description: 'null on a network error or time-out' }) response_status!: number | null;
+  @ApiProperty({ nullable: true, type: Number, description: 'null on a network error or time-out' }) response_status!:
+    number | null;
   @ApiProperty() duration_ms!: number;
   @ApiProperty({ nullable: true, type: String, description: 'null on success' }) error!: string | null;
 }
@@ -80,7 +85,8 @@ export class WebhookEventResponseDto {
   @ApiProperty({ nullable: true, type: Number }) last_response_status!: number | null;
   @ApiProperty({ nullable: true, type: String, example: 'HTTP 500' }) last_error!: string | null;
   @ApiProperty({ format: 'date-time', nullable: true, type: String }) next_attempt_at!: string | null;
-  @ApiProperty({ type: 'object', additionalProperties: true, description: 'The exact body that is POSTed' }) payload!: object;
+  @ApiProperty({ type: 'object', additionalProperties: true, description: 'The exact body that is POSTed' })
+  payload!: object;
 }
 
 export class WebhookEventDetailResponseDto extends WebhookEventResponseDto {

@@ -58,8 +58,16 @@ export class WebhookEventsService {
         table: 'webhook_events',
         columns: COLUMNS,
         filters: [
-          filter('statuses', parseCommaList(query.delivery_status), (statuses, params) => `delivery_status = ANY(${params.add(statuses)}::varchar[])`),
-          filter('verificationId', query.verification_id?.toLowerCase(), (id, params) => `verification_id = ${params.add(id)}`),
+          filter(
+            'statuses',
+            parseCommaList(query.delivery_status),
+            (statuses, params) => `delivery_status = ANY(${params.add(statuses)}::varchar[])`,
+          ),
+          filter(
+            'verificationId',
+            query.verification_id?.toLowerCase(),
+            (id, params) => `verification_id = ${params.add(id)}`,
+          ),
         ],
         ranges: [{ name: 'created', from: query.created_from, to: query.created_to }],
         sort: NEWEST_FIRST,
@@ -73,7 +81,9 @@ export class WebhookEventsService {
     return onReplica(this.dataSource, async (manager) => {
       const event = await manager.getRepository(WebhookEvent).findOneBy({ id, accountId });
       if (!event) throw ApiError.notFound('webhook event');
-      const attempts = await manager.getRepository(WebhookAttempt).find({ where: { eventId: id }, order: { number: 'ASC' } });
+      const attempts = await manager
+        .getRepository(WebhookAttempt)
+        .find({ where: { eventId: id }, order: { number: 'ASC' } });
       return toWebhookEventDetail(event, attempts);
     });
   }
@@ -94,7 +104,10 @@ export class WebhookEventsService {
     const createdTo = optionalTimestamp('created_to', dto.created_to);
     checkRange('created_from', createdFrom, 'created_to', createdTo);
     const params = new SqlParams();
-    const where = [`account_id = ${params.add(accountId)}`, `delivery_status = ANY(${params.add([...new Set(dto.delivery_status.split(','))])}::varchar[])`];
+    const where = [
+      `account_id = ${params.add(accountId)}`,
+      `delivery_status = ANY(${params.add([...new Set(dto.delivery_status.split(','))])}::varchar[])`,
+    ];
     if (createdFrom) where.push(`created_at >= ${params.add(createdFrom)}`);
     if (createdTo) where.push(`created_at < ${params.add(createdTo)}`);
     const rows: { id: string; cycle: number }[][] = await this.dataSource.query(
@@ -112,7 +125,13 @@ export class WebhookEventsService {
   async sendTest(accountId: string, status: TestEventStatus): Promise<WebhookEventResponseDto> {
     const at = new Date();
     const made = testVerification(status, at);
-    const change = { accountId, verificationId: made.id, previousStatus: made.previousStatus, verification: made.verification, test: true };
+    const change = {
+      accountId,
+      verificationId: made.id,
+      previousStatus: made.previousStatus,
+      verification: made.verification,
+      test: true,
+    };
     const event = await this.outbox.record(change, at);
     if (event.deliveryStatus === 'pending') this.dispatcher.dispatch([event.id]);
     return toWebhookEventResponse(event);

@@ -40,7 +40,8 @@ export class WebhookGauges implements OnApplicationBootstrap, BeforeApplicationS
     )) as { count: number }[];
     webhookOutboxBacklog.set(count);
     const counts = await this.queue.getJobCounts();
-    for (const state of ['waiting', 'active', 'delayed', 'failed'] as const) webhookQueueDepth.set({ state }, counts[state]);
+    for (const state of ['waiting', 'active', 'delayed', 'failed'] as const)
+      webhookQueueDepth.set({ state }, counts[state]);
   }
 
   async beforeApplicationShutdown(): Promise<void> {

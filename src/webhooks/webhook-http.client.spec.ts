@@ -2,12 +2,20 @@ import type { LookupAddress, LookupOptions } from 'node:dns';
 import { guardedLookup } from 'src/webhooks/webhook-http.client';
 
 function resolverOf(addresses: LookupAddress[]) {
-  return (_host: string, _options: LookupOptions & { all: true }, callback: (err: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void) =>
-    callback(null, addresses);
+  return (
+    _host: string,
+    _options: LookupOptions & { all: true },
+    callback: (err: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void,
+  ) => callback(null, addresses);
 }
 
-function run(addresses: LookupAddress[], all: boolean): Promise<{ err: NodeJS.ErrnoException | null; address: string | LookupAddress[] }> {
-  return new Promise((resolve) => guardedLookup(resolverOf(addresses))('hooks.example.com', { all }, (err, address) => resolve({ err, address })));
+function run(
+  addresses: LookupAddress[],
+  all: boolean,
+): Promise<{ err: NodeJS.ErrnoException | null; address: string | LookupAddress[] }> {
+  return new Promise((resolve) =>
+    guardedLookup(resolverOf(addresses))('hooks.example.com', { all }, (err, address) => resolve({ err, address })),
+  );
 }
 
 describe('guardedLookup', () => {
@@ -29,20 +37,34 @@ describe('guardedLookup', () => {
   });
 
   it('refuses when any of several answers is private (no picking the public one)', async () => {
-    const { err } = await run([{ address: '93.184.216.34', family: 4 }, { address: '10.1.2.3', family: 4 }], true);
+    const { err } = await run(
+      [
+        { address: '93.184.216.34', family: 4 },
+        { address: '10.1.2.3', family: 4 },
+      ],
+      true,
+    );
     expect(err?.code).toBe('EBLOCKED');
   });
 
   it('passes public unicast answers through in the form asked for', async () => {
-    const answers = [{ address: '93.184.216.34', family: 4 }, { address: '2606:2800:220:1::1', family: 6 }];
+    const answers = [
+      { address: '93.184.216.34', family: 4 },
+      { address: '2606:2800:220:1::1', family: 6 },
+    ];
     expect(await run(answers, true)).toEqual({ err: null, address: answers });
     expect((await run(answers, false)).address).toBe('93.184.216.34');
   });
 
   it('passes DNS errors through', async () => {
-    const failing = (_h: string, _o: LookupOptions & { all: true }, callback: (err: NodeJS.ErrnoException | null, a: LookupAddress[]) => void) =>
-      callback(Object.assign(new Error('getaddrinfo ENOTFOUND'), { code: 'ENOTFOUND' }), []);
-    const err = await new Promise<NodeJS.ErrnoException | null>((resolve) => guardedLookup(failing)('nope.invalid', {}, (e) => resolve(e)));
+    const failing = (
+      _h: string,
+      _o: LookupOptions & { all: true },
+      callback: (err: NodeJS.ErrnoException | null, a: LookupAddress[]) => void,
+    ) => callback(Object.assign(new Error('getaddrinfo ENOTFOUND'), { code: 'ENOTFOUND' }), []);
+    const err = await new Promise<NodeJS.ErrnoException | null>((resolve) =>
+      guardedLookup(failing)('nope.invalid', {}, (e) => resolve(e)),
+    );
     expect(err?.code).toBe('ENOTFOUND');
   });
 });

@@ -32,7 +32,11 @@ class BlockedAddressError extends Error {
   }
 }
 
-type Resolver = (hostname: string, options: LookupOptions & { all: true }, callback: (err: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void) => void;
+type Resolver = (
+  hostname: string,
+  options: LookupOptions & { all: true },
+  callback: (err: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void,
+) => void;
 
 /**
  * A DNS lookup for the socket itself, so the address checked is the address connected to (no
@@ -62,7 +66,13 @@ export class WebhookHttpClient {
   post(target: string, headers: Record<string, string>, body: string): Promise<DeliveryResult> {
     const started = performance.now();
     const elapsed = () => Math.round(performance.now() - started);
-    const failure = (error: string): DeliveryResult => ({ responseStatus: null, error, responseBody: null, durationMs: elapsed(), retryAfter: undefined });
+    const failure = (error: string): DeliveryResult => ({
+      responseStatus: null,
+      error,
+      responseBody: null,
+      durationMs: elapsed(),
+      retryAfter: undefined,
+    });
     const resolved = resolveTarget(target, this.options.allowPrivate);
     if ('error' in resolved) return Promise.resolve(failure(resolved.error));
     const controller = new AbortController();
@@ -82,7 +92,9 @@ export class WebhookHttpClient {
       }, this.options.timeoutMs);
       const request = this.buildRequest(resolved.url, headers, body, controller.signal);
       request.on('error', (error) => finish(failure(describeNetworkError(error, timedOut))));
-      request.on('response', (response) => readCappedBody(response, (responseBody) => finish(responseResult(response, responseBody, elapsed()))));
+      request.on('response', (response) =>
+        readCappedBody(response, (responseBody) => finish(responseResult(response, responseBody, elapsed()))),
+      );
       request.end(body);
     });
   }
@@ -92,7 +104,12 @@ export class WebhookHttpClient {
     this.httpsAgent.destroy();
   }
 
-  private buildRequest(url: URL, headers: Record<string, string>, body: string, signal: AbortSignal): http.ClientRequest {
+  private buildRequest(
+    url: URL,
+    headers: Record<string, string>,
+    body: string,
+    signal: AbortSignal,
+  ): http.ClientRequest {
     const secure = url.protocol === 'https:';
     return (secure ? https : http).request(url, {
       method: 'POST',
@@ -138,10 +155,20 @@ function readCappedBody(response: http.IncomingMessage, onDone: (body: string | 
   response.on('error', () => undefined);
 }
 
-function responseResult(response: http.IncomingMessage, responseBody: string | null, durationMs: number): DeliveryResult {
+function responseResult(
+  response: http.IncomingMessage,
+  responseBody: string | null,
+  durationMs: number,
+): DeliveryResult {
   const status = response.statusCode ?? 0;
   const header = response.headers['retry-after'];
-  return { responseStatus: status, error: statusError(status), responseBody, durationMs, retryAfter: typeof header === 'string' ? header : undefined };
+  return {
+    responseStatus: status,
+    error: statusError(status),
+    responseBody,
+    durationMs,
+    retryAfter: typeof header === 'string' ? header : undefined,
+  };
 }
 
 /** Only a 2xx delivers; a redirect is not followed, so it is a failure too. */

@@ -2,7 +2,12 @@ import Bull, { Queue, QueueOptions } from 'bull';
 import type { RedisOptions } from 'ioredis';
 import type { AppConfig } from 'src/config/app-config';
 import { retryBackoff } from 'src/webhooks/delivery-retry';
-import { DELIVERY_JOB_OPTIONS, DELIVERY_QUEUE, DELIVERY_QUEUE_SETTINGS, RETRY_BACKOFF } from 'src/webhooks/webhook-queue.constants';
+import {
+  DELIVERY_JOB_OPTIONS,
+  DELIVERY_QUEUE,
+  DELIVERY_QUEUE_SETTINGS,
+  RETRY_BACKOFF,
+} from 'src/webhooks/webhook-queue.constants';
 
 /** REDIS_URL as ioredis options (Bull's own URL parsing drops TLS for rediss://). */
 export function redisOptions(redisUrl: string): RedisOptions {
@@ -36,7 +41,12 @@ export function deliveryQueueOptions(config: AppConfig): QueueOptions {
 export function createProducerQueue(config: AppConfig): Queue {
   const queue = new Bull(DELIVERY_QUEUE, {
     ...deliveryQueueOptions(config),
-    redis: { ...redisOptions(config.redisUrl), enableOfflineQueue: false, maxRetriesPerRequest: 1, commandTimeout: 2_000 },
+    redis: {
+      ...redisOptions(config.redisUrl),
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 1,
+      commandTimeout: 2_000,
+    },
   });
   queue.on('error', () => undefined);
   return queue;

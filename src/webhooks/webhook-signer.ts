@@ -1,7 +1,12 @@
 import { Webhook } from 'standardwebhooks';
 
 /** The Standard Webhooks headers of one attempt: one `v1,<sig>` per active secret, space-separated. */
-export function webhookHeaders(eventId: string, at: Date, body: string, secrets: readonly string[]): Record<string, string> {
+export function webhookHeaders(
+  eventId: string,
+  at: Date,
+  body: string,
+  secrets: readonly string[],
+): Record<string, string> {
   const signatures = secrets.map((secret) => new Webhook(secret).sign(eventId, at, body));
   return {
     'content-type': 'application/json',

@@ -28,7 +28,9 @@ export class WebhookSweeper {
   /** One pass; returns how many events were (re)enqueued. */
   async sweep(): Promise<number> {
     return this.dataSource.transaction(async (manager) => {
-      const [{ locked }] = (await manager.query('SELECT pg_try_advisory_xact_lock($1) AS locked', [SWEEP_LOCK])) as { locked: boolean }[];
+      const [{ locked }] = (await manager.query('SELECT pg_try_advisory_xact_lock($1) AS locked', [SWEEP_LOCK])) as {
+        locked: boolean;
+      }[];
       if (!locked) return 0;
       const due: { id: string; cycle: number }[] = await manager.query(
         `SELECT id, cycle FROM webhook_events

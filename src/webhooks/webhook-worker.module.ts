@@ -23,19 +23,29 @@ const SLOT_MARGIN_MS = 15_000;
   imports: [
     DatabaseModule,
     WebhookQueueModule,
-    BullModule.registerQueueAsync({ name: DELIVERY_QUEUE, inject: [APP_CONFIG], useFactory: (config: AppConfig) => deliveryQueueOptions(config) }),
+    BullModule.registerQueueAsync({
+      name: DELIVERY_QUEUE,
+      inject: [APP_CONFIG],
+      useFactory: (config: AppConfig) => deliveryQueueOptions(config),
+    }),
   ],
   providers: [
     {
       provide: WebhookHttpClient,
       inject: [APP_CONFIG],
-      useFactory: (config: AppConfig) => new WebhookHttpClient({ timeoutMs: config.webhookTimeoutMs, allowPrivate: config.webhookAllowPrivateTargets }),
+      useFactory: (config: AppConfig) =>
+        new WebhookHttpClient({ timeoutMs: config.webhookTimeoutMs, allowPrivate: config.webhookAllowPrivateTargets }),
     },
     {
       provide: AccountSlots,
       inject: [getQueueToken(DELIVERY_QUEUE), APP_CONFIG],
       useFactory: (queue: Queue, config: AppConfig) =>
-        new AccountSlots(queue.client as unknown as Redis, config.queuePrefix, config.webhookMaxInFlightPerAccount, config.webhookTimeoutMs + SLOT_MARGIN_MS),
+        new AccountSlots(
+          queue.client as unknown as Redis,
+          config.queuePrefix,
+          config.webhookMaxInFlightPerAccount,
+          config.webhookTimeoutMs + SLOT_MARGIN_MS,
+        ),
     },
     DeliveryStore,
     {

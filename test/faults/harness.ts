@@ -14,7 +14,12 @@ export const FAST_DELIVERY = {
 
 export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
-export async function waitUntil(check: () => Promise<boolean> | boolean, timeoutMs: number, what: string, everyMs = 250): Promise<void> {
+export async function waitUntil(
+  check: () => Promise<boolean> | boolean,
+  timeoutMs: number,
+  what: string,
+  everyMs = 250,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
@@ -23,7 +28,11 @@ export async function waitUntil(check: () => Promise<boolean> | boolean, timeout
 }
 
 /** Runs `work` over `items` with at most `concurrency` in flight. */
-export async function pool<T, R>(items: readonly T[], concurrency: number, work: (item: T, index: number) => Promise<R>): Promise<R[]> {
+export async function pool<T, R>(
+  items: readonly T[],
+  concurrency: number,
+  work: (item: T, index: number) => Promise<R>,
+): Promise<R[]> {
   const results = new Array<R>(items.length);
   let next = 0;
   const lane = async (): Promise<void> => {
@@ -136,10 +145,18 @@ export class ApiClient {
     private readonly tokens: { admin: string; internal: string },
   ) {}
 
-  async call(method: string, path: string, token: string, body?: unknown): Promise<{ status: number; body: Record<string, unknown> }> {
+  async call(
+    method: string,
+    path: string,
+    token: string,
+    body?: unknown,
+  ): Promise<{ status: number; body: Record<string, unknown> }> {
     const res = await fetch(`${this.baseUrl}${path}`, {
       method,
-      headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      headers: {
+        authorization: `Bearer ${token}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
       body: body === undefined ? undefined : JSON.stringify(body),
       signal: AbortSignal.timeout(30_000),
     });
@@ -170,7 +187,12 @@ export class ApiClient {
 
   /** The HTTP status of the transition (callers decide what is acceptable). */
   async transition(verificationId: string, status: 'processing' | 'approved'): Promise<number> {
-    const res = await this.call('POST', `/api/v1/internal/kyc/verifications/${verificationId}/transitions`, this.tokens.internal, { status });
+    const res = await this.call(
+      'POST',
+      `/api/v1/internal/kyc/verifications/${verificationId}/transitions`,
+      this.tokens.internal,
+      { status },
+    );
     return res.status;
   }
 }
@@ -184,7 +206,10 @@ export class RetryingTransitions {
   /** 200, or 409 when a retried change turns out to have committed before its 503. */
   async run(verificationId: string, status: 'processing' | 'approved', clientIndex = 0): Promise<number> {
     for (let attempt = 0; ; attempt += 1) {
-      const answer = await this.clients[(clientIndex + attempt) % this.clients.length].transition(verificationId, status);
+      const answer = await this.clients[(clientIndex + attempt) % this.clients.length].transition(
+        verificationId,
+        status,
+      );
       if (answer !== 503 || attempt >= 10) return attempt > 0 && answer === 409 ? 200 : answer;
       this.retried += 1;
       await sleep(500);
@@ -220,7 +245,9 @@ export async function deliveryCounts(db: Pool, accountIds: string[]): Promise<De
 }
 
 export async function eventIds(db: Pool, accountIds: string[]): Promise<string[]> {
-  const res = await db.query<{ id: string }>('SELECT id FROM webhook_events WHERE account_id = ANY($1::uuid[])', [accountIds]);
+  const res = await db.query<{ id: string }>('SELECT id FROM webhook_events WHERE account_id = ANY($1::uuid[])', [
+    accountIds,
+  ]);
   return res.rows.map((row) => row.id);
 }
 
@@ -233,7 +260,12 @@ export interface Figures {
 }
 
 /** Created = outbox events in the database; lost = created but never answered 2xx at the receiver. */
-export async function figures(db: Pool, accountIds: string[], receiver: CountingReceiver, extra: Record<string, number | string> = {}): Promise<Figures> {
+export async function figures(
+  db: Pool,
+  accountIds: string[],
+  receiver: CountingReceiver,
+  extra: Record<string, number | string> = {},
+): Promise<Figures> {
   const ids = await eventIds(db, accountIds);
   const lost = ids.filter((id) => !receiver.delivered.has(id)).length;
   return { created: ids.length, delivered: ids.length - lost, lost, duplicated: receiver.duplicates, ...extra };
@@ -248,7 +280,12 @@ export function report(scenario: string, result: Figures): void {
   if (process.env.FAULT_FIGURES_FILE) appendFileSync(process.env.FAULT_FIGURES_FILE, line);
 }
 
-export async function waitForDeliveries(db: Pool, accountIds: string[], expected: number, timeoutMs: number): Promise<void> {
+export async function waitForDeliveries(
+  db: Pool,
+  accountIds: string[],
+  expected: number,
+  timeoutMs: number,
+): Promise<void> {
   await waitUntil(
     async () => {
       const counts = await deliveryCounts(db, accountIds);
@@ -264,7 +301,10 @@ export async function waitForDeliveries(db: Pool, accountIds: string[], expected
  * Event ids of the delivery jobs Bull moved back to waiting as stalled (lock lost: a worker died,
  * or was starved of CPU past the lock duration), from the queue's own pub/sub channel.
  */
-export async function watchStalled(prefix: string, redisUrl = process.env.REDIS_URL as string): Promise<{ ids: Set<string>; close(): Promise<void> }> {
+export async function watchStalled(
+  prefix: string,
+  redisUrl = process.env.REDIS_URL as string,
+): Promise<{ ids: Set<string>; close(): Promise<void> }> {
   const subscriber = new Redis(redisUrl, { maxRetriesPerRequest: null });
   const ids = new Set<string>();
   subscriber.on('message', (_channel: string, jobId: string) => ids.add(jobId.split(':')[0]));
@@ -282,7 +322,9 @@ export async function watchStalled(prefix: string, redisUrl = process.env.REDIS_
  * A TCP forwarder that can go silent like a network partition: while paused, bytes in both
  * directions are held (no RST, no FIN) and new connections are accepted but never answered.
  */
-export async function startPausableProxy(targetPort: number): Promise<{ port: number; pause(): void; resume(): void; close(): Promise<void> }> {
+export async function startPausableProxy(
+  targetPort: number,
+): Promise<{ port: number; pause(): void; resume(): void; close(): Promise<void> }> {
   const sockets = new Set<Socket>();
   let paused = false;
   const pairs: Array<{ client: Socket; upstream: Socket | null }> = [];

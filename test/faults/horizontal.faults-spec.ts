@@ -1,6 +1,19 @@
 import type { Pool } from 'pg';
 import { TestApp, startApp } from '../helpers/test-app';
-import { ApiClient, CountingReceiver, FAST_DELIVERY, RetryingTransitions, figures, pool, report, runDb, sleep, tokens, waitForDeliveries, watchStalled } from './harness';
+import {
+  ApiClient,
+  CountingReceiver,
+  FAST_DELIVERY,
+  RetryingTransitions,
+  figures,
+  pool,
+  report,
+  runDb,
+  sleep,
+  tokens,
+  waitForDeliveries,
+  watchStalled,
+} from './harness';
 
 const VERIFICATIONS = 2_500;
 const ACCOUNTS = 20;
@@ -39,12 +52,16 @@ describe('horizontal run: 2 API processes and 2 worker processes', () => {
     processes.push(...apis, ...workers);
     const stalled = await watchStalled(env.QUEUE_PREFIX);
     const clients = apis.map((app) => new ApiClient(app.url, tokens()));
-    const accounts = await Promise.all(Array.from({ length: ACCOUNTS }, (_, i) => clients[i % 2].createAccount(`horizontal ${i}`, receiver.url)));
+    const accounts = await Promise.all(
+      Array.from({ length: ACCOUNTS }, (_, i) => clients[i % 2].createAccount(`horizontal ${i}`, receiver.url)),
+    );
     const accountIds = accounts.map((a) => a.id);
 
     const createdAt = Date.now();
-    const verifications = await pool(Array.from({ length: VERIFICATIONS }, (_, i) => i), 16, (i) =>
-      clients[i % 2].createVerification(accountIds[i % ACCOUNTS], `horizontal-${i}`),
+    const verifications = await pool(
+      Array.from({ length: VERIFICATIONS }, (_, i) => i),
+      16,
+      (i) => clients[i % 2].createVerification(accountIds[i % ACCOUNTS], `horizontal-${i}`),
     );
     const createSeconds = (Date.now() - createdAt) / 1000;
 
@@ -53,7 +70,10 @@ describe('horizontal run: 2 API processes and 2 worker processes', () => {
     const transitions = new RetryingTransitions(clients);
     const started = Date.now();
     const statuses = (
-      await pool(verifications, 16, async (id, i) => [await transitions.run(id, 'processing', i % 2), await transitions.run(id, 'approved', (i + 1) % 2)])
+      await pool(verifications, 16, async (id, i) => [
+        await transitions.run(id, 'processing', i % 2),
+        await transitions.run(id, 'approved', (i + 1) % 2),
+      ])
     ).flat();
     const driveSeconds = (Date.now() - started) / 1000;
     expect(statuses.filter((status) => status !== 200)).toEqual([]);

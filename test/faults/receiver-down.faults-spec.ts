@@ -1,6 +1,19 @@
 import type { Pool } from 'pg';
 import { TestApp, startApp } from '../helpers/test-app';
-import { ApiClient, CountingReceiver, FAST_DELIVERY, deliveryCounts, figures, pool, report, runDb, sleep, tokens, waitForDeliveries, waitUntil } from './harness';
+import {
+  ApiClient,
+  CountingReceiver,
+  FAST_DELIVERY,
+  deliveryCounts,
+  figures,
+  pool,
+  report,
+  runDb,
+  sleep,
+  tokens,
+  waitForDeliveries,
+  waitUntil,
+} from './harness';
 
 const PER_BATCH = 100;
 const ACCOUNTS = 4;
@@ -23,12 +36,23 @@ describe('the receiver down for a while, then back', () => {
   });
 
   it('retries deliver what is still in its schedule; what ran out is failed and a bulk redeliver brings it home', async () => {
-    app = await startApp({ ...FAST_DELIVERY, WEBHOOK_RETRY_SCHEDULE: '500ms,1s,2s,4s', QUEUE_PREFIX: `${process.env.QUEUE_PREFIX}_rcv`, APP_ROLE: 'all' });
+    app = await startApp({
+      ...FAST_DELIVERY,
+      WEBHOOK_RETRY_SCHEDULE: '500ms,1s,2s,4s',
+      QUEUE_PREFIX: `${process.env.QUEUE_PREFIX}_rcv`,
+      APP_ROLE: 'all',
+    });
     const client = new ApiClient(app.url, tokens());
-    const accounts = await Promise.all(Array.from({ length: ACCOUNTS }, (_, i) => client.createAccount(`receiver-down ${i}`, receiver.url)));
+    const accounts = await Promise.all(
+      Array.from({ length: ACCOUNTS }, (_, i) => client.createAccount(`receiver-down ${i}`, receiver.url)),
+    );
     const accountIds = accounts.map((a) => a.id);
     const batch = async (name: string): Promise<void> => {
-      const ids = await pool(Array.from({ length: PER_BATCH }, (_, i) => i), 8, (i) => client.createVerification(accountIds[i % ACCOUNTS], `${name}-${i}`));
+      const ids = await pool(
+        Array.from({ length: PER_BATCH }, (_, i) => i),
+        8,
+        (i) => client.createVerification(accountIds[i % ACCOUNTS], `${name}-${i}`),
+      );
       const statuses = await pool(ids, 8, (id) => client.transition(id, 'processing'));
       expect(statuses.filter((status) => status !== 200)).toEqual([]);
     };
@@ -49,12 +73,18 @@ describe('the receiver down for a while, then back', () => {
 
     let redelivered = 0;
     for (const account of accounts) {
-      const res = await client.call('POST', '/api/v1/public/kyc/webhook-events/redeliver', account.secret, { delivery_status: 'failed' });
+      const res = await client.call('POST', '/api/v1/public/kyc/webhook-events/redeliver', account.secret, {
+        delivery_status: 'failed',
+      });
       expect(res.status).toBe(202);
       redelivered += Number(res.body.count);
     }
     expect(redelivered).toBe(PER_BATCH);
-    await waitUntil(async () => (await deliveryCounts(db, accountIds)).delivered === 2 * PER_BATCH, 40_000, 'the redelivered events');
+    await waitUntil(
+      async () => (await deliveryCounts(db, accountIds)).delivered === 2 * PER_BATCH,
+      40_000,
+      'the redelivered events',
+    );
     const attempts = await db.query<{ max: number; min: number }>(
       `SELECT max(attempt_count)::int AS max, min(attempt_count)::int AS min FROM webhook_events WHERE account_id = ANY($1::uuid[])`,
       [accountIds],

@@ -1,13 +1,28 @@
 import type { Pool } from 'pg';
 import { TestApp, startApp } from '../helpers/test-app';
-import { ApiClient, CountingReceiver, FAST_DELIVERY, figures, pool, report, runDb, tokens, waitForDeliveries, waitUntil } from './harness';
+import {
+  ApiClient,
+  CountingReceiver,
+  FAST_DELIVERY,
+  figures,
+  pool,
+  report,
+  runDb,
+  tokens,
+  waitForDeliveries,
+  waitUntil,
+} from './harness';
 
 const EVENTS = 300;
 const TIMEOUT_MS = 5_000;
 
 describe('SIGTERM during deliveries', () => {
   const receiver = new CountingReceiver();
-  const env = { ...FAST_DELIVERY, QUEUE_PREFIX: `${process.env.QUEUE_PREFIX}_term`, WEBHOOK_TIMEOUT_MS: String(TIMEOUT_MS) };
+  const env = {
+    ...FAST_DELIVERY,
+    QUEUE_PREFIX: `${process.env.QUEUE_PREFIX}_term`,
+    WEBHOOK_TIMEOUT_MS: String(TIMEOUT_MS),
+  };
   let app: TestApp | undefined;
   let db: Pool;
 
@@ -26,9 +41,15 @@ describe('SIGTERM during deliveries', () => {
     app = await startApp({ ...env, APP_ROLE: 'all' });
     receiver.reply = { status: 200, delayMs: 800 };
     const client = new ApiClient(app.url, tokens());
-    const accounts = await Promise.all(Array.from({ length: 5 }, (_, i) => client.createAccount(`sigterm ${i}`, receiver.url)));
+    const accounts = await Promise.all(
+      Array.from({ length: 5 }, (_, i) => client.createAccount(`sigterm ${i}`, receiver.url)),
+    );
     const accountIds = accounts.map((a) => a.id);
-    const verifications = await pool(Array.from({ length: EVENTS }, (_, i) => i), 8, (i) => client.createVerification(accountIds[i % 5], `sigterm-${i}`));
+    const verifications = await pool(
+      Array.from({ length: EVENTS }, (_, i) => i),
+      8,
+      (i) => client.createVerification(accountIds[i % 5], `sigterm-${i}`),
+    );
     const statuses = await pool(verifications, 8, (id) => client.transition(id, 'processing'));
     expect(statuses.filter((status) => status !== 200)).toEqual([]);
 
@@ -44,7 +65,10 @@ describe('SIGTERM during deliveries', () => {
 
     // Every delivery the receiver answered before the exit was recorded as delivered.
     const answered = [...receiver.delivered.keys()];
-    const recorded = await db.query<{ id: string; delivery_status: string }>('SELECT id, delivery_status FROM webhook_events WHERE id = ANY($1::uuid[])', [answered]);
+    const recorded = await db.query<{ id: string; delivery_status: string }>(
+      'SELECT id, delivery_status FROM webhook_events WHERE id = ANY($1::uuid[])',
+      [answered],
+    );
     const unrecorded = recorded.rows.filter((row) => row.delivery_status !== 'delivered').map((row) => row.id);
     const answeredBeforeExit = answered.length;
 

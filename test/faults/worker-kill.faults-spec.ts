@@ -1,6 +1,20 @@
 import type { Pool } from 'pg';
 import { TestApp, startApp } from '../helpers/test-app';
-import { ApiClient, CountingReceiver, FAST_DELIVERY, RetryingTransitions, deliveryCounts, figures, pool, report, runDb, sleep, tokens, waitForDeliveries, watchStalled } from './harness';
+import {
+  ApiClient,
+  CountingReceiver,
+  FAST_DELIVERY,
+  RetryingTransitions,
+  deliveryCounts,
+  figures,
+  pool,
+  report,
+  runDb,
+  sleep,
+  tokens,
+  waitForDeliveries,
+  watchStalled,
+} from './harness';
 
 const VERIFICATIONS = 1_000;
 const ACCOUNTS = 20;
@@ -34,10 +48,14 @@ describe('a worker process SIGKILLed every few seconds during 2,000 deliveries',
     receiver.reply = { status: 200, delayMs: 25 };
     const stalled = await watchStalled(prefix);
     const client = new ApiClient(api.url, tokens());
-    const accounts = await Promise.all(Array.from({ length: ACCOUNTS }, (_, i) => client.createAccount(`worker-kill ${i}`, receiver.url)));
+    const accounts = await Promise.all(
+      Array.from({ length: ACCOUNTS }, (_, i) => client.createAccount(`worker-kill ${i}`, receiver.url)),
+    );
     const accountIds = accounts.map((a) => a.id);
-    const verifications = await pool(Array.from({ length: VERIFICATIONS }, (_, i) => i), 8, (i) =>
-      client.createVerification(accounts[i % ACCOUNTS].id, `worker-kill-${i}`),
+    const verifications = await pool(
+      Array.from({ length: VERIFICATIONS }, (_, i) => i),
+      8,
+      (i) => client.createVerification(accounts[i % ACCOUNTS].id, `worker-kill-${i}`),
     );
 
     let driving = true;

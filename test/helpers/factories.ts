@@ -9,12 +9,18 @@ export interface CreatedAccount {
 
 let counter = 0;
 
-export async function createAccount(t: TestApp, fields: { name?: string; webhook_url?: string | null } = {}): Promise<CreatedAccount> {
+export async function createAccount(
+  t: TestApp,
+  fields: { name?: string; webhook_url?: string | null } = {},
+): Promise<CreatedAccount> {
   counter += 1;
   const res = await t.http
     .post('/api/v1/admin/accounts')
     .set('authorization', `Bearer ${t.adminToken}`)
-    .send({ name: fields.name ?? `Account ${counter}`, ...(fields.webhook_url !== undefined ? { webhook_url: fields.webhook_url } : {}) });
+    .send({
+      name: fields.name ?? `Account ${counter}`,
+      ...(fields.webhook_url !== undefined ? { webhook_url: fields.webhook_url } : {}),
+    });
   if (res.status !== 201) throw new Error(`createAccount failed: ${res.status} ${JSON.stringify(res.body)}`);
   return { id: res.body.id, secret: res.body.webhook_secret, name: res.body.name, webhook_url: res.body.webhook_url };
 }
@@ -32,7 +38,11 @@ export interface VerificationJson {
 export async function createVerification(
   t: TestApp,
   accountId: string,
-  fields: { external_user_id?: string; applicant?: Record<string, string | null>; metadata?: Record<string, string> } = {},
+  fields: {
+    external_user_id?: string;
+    applicant?: Record<string, string | null>;
+    metadata?: Record<string, string>;
+  } = {},
 ): Promise<VerificationJson> {
   counter += 1;
   const res = await t.http

@@ -11,9 +11,13 @@ export interface OwnRedis {
 
 export async function startOwnRedis(port?: number): Promise<OwnRedis> {
   const chosen = port ?? (await freePort());
-  const child: ChildProcess = spawn('redis-server', ['--port', String(chosen), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
-    stdio: 'ignore',
-  });
+  const child: ChildProcess = spawn(
+    'redis-server',
+    ['--port', String(chosen), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+    {
+      stdio: 'ignore',
+    },
+  );
   const deadline = Date.now() + 5_000;
   while (!(await answers(chosen))) {
     if (child.exitCode !== null || Date.now() > deadline) throw new Error(`redis-server on ${chosen} did not start`);

@@ -41,7 +41,12 @@ function waitForExit(child: ChildProcess): Promise<number | null> {
   return new Promise((resolve) => child.once('exit', (code) => resolve(code)));
 }
 
-async function waitUntilListening(url: string, child: ChildProcess, output: string[], timeoutMs: number): Promise<void> {
+async function waitUntilListening(
+  url: string,
+  child: ChildProcess,
+  output: string[],
+  timeoutMs: number,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`service exited with ${child.exitCode}:\n${output.join('')}`);
@@ -59,7 +64,10 @@ async function waitUntilListening(url: string, child: ChildProcess, output: stri
  * Starts the service on a free port with the run's database and queue prefix; `env` overrides
  * settings for this process only (a short retry schedule, APP_ROLE=worker, another Redis...).
  */
-export async function startApp(env: Record<string, string> = {}, options: { waitForHttp?: boolean } = {}): Promise<TestApp> {
+export async function startApp(
+  env: Record<string, string> = {},
+  options: { waitForHttp?: boolean } = {},
+): Promise<TestApp> {
   const port = env.PORT ? Number(env.PORT) : await freePort();
   const child = spawn(process.execPath, [MAIN_JS], {
     env: { ...process.env, PORT: String(port), ...env },
@@ -100,4 +108,3 @@ export async function startApp(env: Record<string, string> = {}, options: { wait
     },
   };
 }
-

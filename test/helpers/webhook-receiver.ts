@@ -69,11 +69,18 @@ export class WebhookReceiver {
   }
 
   /** Resolves once `predicate` holds over the requests so far; fails after `timeoutMs`. */
-  async waitFor(predicate: (requests: ReceivedRequest[]) => boolean, timeoutMs = 20_000, what = 'webhooks'): Promise<ReceivedRequest[]> {
+  async waitFor(
+    predicate: (requests: ReceivedRequest[]) => boolean,
+    timeoutMs = 20_000,
+    what = 'webhooks',
+  ): Promise<ReceivedRequest[]> {
     const deadline = Date.now() + timeoutMs;
     while (!predicate(this.requests)) {
       const left = deadline - Date.now();
-      if (left <= 0) throw new Error(`timed out waiting for ${what}; received ${this.requests.length}: ${this.requests.map((r) => r.headers['webhook-id']).join(', ')}`);
+      if (left <= 0)
+        throw new Error(
+          `timed out waiting for ${what}; received ${this.requests.length}: ${this.requests.map((r) => r.headers['webhook-id']).join(', ')}`,
+        );
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, Math.min(left, 200));
         this.waiters.push(() => {

@@ -17,7 +17,12 @@ export default async function globalSetup(): Promise<void> {
   await admin.connect();
   await admin.query(`CREATE DATABASE "${dbName}"`);
   await admin.end();
-  const dataSource = new DataSource({ type: 'postgres', url: env.DATABASE_URL, migrations: MIGRATIONS, migrationsTableName: 'migrations' });
+  const dataSource = new DataSource({
+    type: 'postgres',
+    url: env.DATABASE_URL,
+    migrations: MIGRATIONS,
+    migrationsTableName: 'migrations',
+  });
   await dataSource.initialize();
   await dataSource.runMigrations({ transaction: 'each' });
   await dataSource.destroy();

@@ -15,7 +15,10 @@ export default async function globalTeardown(): Promise<void> {
   }
   const prefix = process.env.QUEUE_PREFIX ?? '';
   if (/test/.test(prefix)) {
-    const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', { lazyConnect: true, maxRetriesPerRequest: 1 });
+    const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', {
+      lazyConnect: true,
+      maxRetriesPerRequest: 1,
+    });
     try {
       await redis.connect();
       let cursor = '0';

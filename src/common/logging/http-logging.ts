@@ -29,14 +29,20 @@ export function httpLogMiddleware(logger: RootLogger): (req: IncomingMessage, re
       if (error || res.statusCode >= 500) return 'error';
       return QUIET_ROUTES.test((req as Request).path ?? '') ? 'debug' : 'info';
     },
-    customSuccessObject: (req, res, value: { responseTime?: number }) => summary(req as AuthenticatedRequest, res, value.responseTime),
-    customErrorObject: (req, res, _error, value: { responseTime?: number }) => summary(req as AuthenticatedRequest, res, value.responseTime),
+    customSuccessObject: (req, res, value: { responseTime?: number }) =>
+      summary(req as AuthenticatedRequest, res, value.responseTime),
+    customErrorObject: (req, res, _error, value: { responseTime?: number }) =>
+      summary(req as AuthenticatedRequest, res, value.responseTime),
     customSuccessMessage: (req, res) => `${req.method} ${routeTemplate(req as Request)} ${res.statusCode}`,
     customErrorMessage: (req, res) => `${req.method} ${routeTemplate(req as Request)} ${res.statusCode}`,
   });
 }
 
-function summary(req: AuthenticatedRequest, res: ServerResponse, durationMs: number | undefined): Record<string, unknown> {
+function summary(
+  req: AuthenticatedRequest,
+  res: ServerResponse,
+  durationMs: number | undefined,
+): Record<string, unknown> {
   // request_id is bound by pino-http's request logger (customAttributeKeys.reqId).
   return {
     ...(req.accountId ? { account_id: req.accountId } : {}),

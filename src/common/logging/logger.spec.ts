@@ -11,7 +11,16 @@ function capture(): { lines: () => Record<string, unknown>[]; stream: Writable }
       callback();
     },
   });
-  return { stream, lines: () => chunks.join('').trim().split('\n').filter(Boolean).map((line) => JSON.parse(line) as Record<string, unknown>) };
+  return {
+    stream,
+    lines: () =>
+      chunks
+        .join('')
+        .trim()
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line) as Record<string, unknown>),
+  };
 }
 
 const config = {
@@ -36,7 +45,14 @@ describe('root logger', () => {
     const [before, after, outside] = out.lines();
     expect(before).toMatchObject({ request_id: 'req-1', msg: 'before auth', level: 'info' });
     expect(before.account_id).toBeUndefined();
-    expect(after).toMatchObject({ request_id: 'req-1', account_id: 'acc-1', context: 'Service', step: 2, msg: 'after auth', level: 'warn' });
+    expect(after).toMatchObject({
+      request_id: 'req-1',
+      account_id: 'acc-1',
+      context: 'Service',
+      step: 2,
+      msg: 'after auth',
+      level: 'warn',
+    });
     expect(outside.request_id).toBeUndefined();
   });
 
@@ -44,10 +60,21 @@ describe('root logger', () => {
     const out = capture();
     const logger = createRootLogger(config, false, out.stream);
     const secret = 'whsec_' + Buffer.alloc(32, 9).toString('base64');
-    logger.info({ headers: { authorization: `Bearer ${secret}` } }, `token ${config.adminToken} and ${config.internalApiToken}`);
+    logger.info(
+      { headers: { authorization: `Bearer ${secret}` } },
+      `token ${config.adminToken} and ${config.internalApiToken}`,
+    );
     new NestPinoLogger(logger).error(new Error(`failed for ${secret}`), undefined, 'Worker');
-    const text = out.lines().map((line) => JSON.stringify(line)).join('\n');
-    for (const value of [secret, config.adminToken, config.internalApiToken, config.secretEncryptionKey.toString('base64')]) {
+    const text = out
+      .lines()
+      .map((line) => JSON.stringify(line))
+      .join('\n');
+    for (const value of [
+      secret,
+      config.adminToken,
+      config.internalApiToken,
+      config.secretEncryptionKey.toString('base64'),
+    ]) {
       expect(text).not.toContain(value);
     }
     expect(text).toContain('[REDACTED]');

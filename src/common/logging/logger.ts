@@ -5,14 +5,21 @@ import type { AppConfig } from 'src/config/app-config';
 
 export type RootLogger = Logger;
 
-type LoggerSettings = Pick<AppConfig, 'logLevel' | 'nodeEnv' | 'adminToken' | 'internalApiToken' | 'secretEncryptionKey'>;
+type LoggerSettings = Pick<
+  AppConfig,
+  'logLevel' | 'nodeEnv' | 'adminToken' | 'internalApiToken' | 'secretEncryptionKey'
+>;
 
 /**
  * The process logger: JSON lines, each carrying the current request's id (and account id once
  * authenticated); secrets are removed by key, by shape, and as literal values, on every line.
  */
 export function createRootLogger(config: LoggerSettings, pretty = false, destination?: DestinationStream): RootLogger {
-  const redactor = new Redactor([config.adminToken, config.internalApiToken, config.secretEncryptionKey.toString('base64')]);
+  const redactor = new Redactor([
+    config.adminToken,
+    config.internalApiToken,
+    config.secretEncryptionKey.toString('base64'),
+  ]);
   const options: LoggerOptions = {
     level: config.logLevel,
     base: { pid: process.pid },

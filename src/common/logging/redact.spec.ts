@@ -19,13 +19,25 @@ describe('Redactor', () => {
   });
 
   it('redacts values under secret-named keys at any depth, keeping the rest', () => {
-    const out = redactor.value({ headers: { authorization: 'Bearer x', accept: 'json' }, body: [{ webhook_secret: 'abc', name: 'n' }], ok: true, n: 3 });
-    expect(out).toEqual({ headers: { authorization: REDACTED, accept: 'json' }, body: [{ webhook_secret: REDACTED, name: 'n' }], ok: true, n: 3 });
+    const out = redactor.value({
+      headers: { authorization: 'Bearer x', accept: 'json' },
+      body: [{ webhook_secret: 'abc', name: 'n' }],
+      ok: true,
+      n: 3,
+    });
+    expect(out).toEqual({
+      headers: { authorization: REDACTED, accept: 'json' },
+      body: [{ webhook_secret: REDACTED, name: 'n' }],
+      ok: true,
+      n: 3,
+    });
   });
 
   it('flattens errors and scrubs their message, stack and cause', () => {
     const error = new Error(`bad ${secret}`, { cause: new Error('admin-0123456789abcdef leaked') });
-    const out = redactor.value({ err: error }) as { err: { message: string; stack: string; cause: { message: string } } };
+    const out = redactor.value({ err: error }) as {
+      err: { message: string; stack: string; cause: { message: string } };
+    };
     expect(JSON.stringify(out)).not.toContain(secret);
     expect(out.err.message).toBe(`bad ${REDACTED}`);
     expect(out.err.cause.message).toBe(`${REDACTED} leaked`);

@@ -1,13 +1,11 @@
 export const REDACTED = '[REDACTED]';
 
 /** Keys whose values are never written, whatever they look like. */
-const SECRET_KEY = /^(?:authorization|proxy-authorization|cookie|set-cookie|x-api-key|password|passwd|secret|token|api_key|apikey|access_token|refresh_token|client_secret|webhook_secret|secret_encryption_key|admin_token|internal_api_token)$|secret|token|password/i;
+const SECRET_KEY =
+  /^(?:authorization|proxy-authorization|cookie|set-cookie|x-api-key|password|passwd|secret|token|api_key|apikey|access_token|refresh_token|client_secret|webhook_secret|secret_encryption_key|admin_token|internal_api_token)$|secret|token|password/i;
 
 /** Values that look like credentials wherever they appear inside a string. */
-const SECRET_SHAPES: readonly RegExp[] = [
-  /whsec_[A-Za-z0-9+/=_-]*/g,
-  /\b(Bearer|Basic)\s+[^\s",;]+/gi,
-];
+const SECRET_SHAPES: readonly RegExp[] = [/whsec_[A-Za-z0-9+/=_-]*/g, /\b(Bearer|Basic)\s+[^\s",;]+/gi];
 
 const MAX_DEPTH = 8;
 
@@ -49,7 +47,10 @@ export class Redactor {
     if (Array.isArray(value)) return value.map((item) => this.value(item, depth + 1, seen));
     const result: Record<string, unknown> = {};
     for (const [key, item] of Object.entries(value)) {
-      result[key] = SECRET_KEY.test(key) && item !== null && item !== undefined && typeof item !== 'boolean' ? REDACTED : this.value(item, depth + 1, seen);
+      result[key] =
+        SECRET_KEY.test(key) && item !== null && item !== undefined && typeof item !== 'boolean'
+          ? REDACTED
+          : this.value(item, depth + 1, seen);
     }
     return result;
   }
