@@ -1,5 +1,7 @@
 import { Client } from 'pg';
-import { DataSource, type EntityMetadata, type QueryRunner } from 'typeorm';
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { DataSource, type EntityMetadata, type QueryRunner, getMetadataArgsStorage } from 'typeorm';
 import { dataSourceOptions, migrationDataSourceOptions } from 'src/database/data-source-options';
 
 type ColumnMetadata = EntityMetadata['columns'][number];
@@ -82,6 +84,20 @@ function describeDrift({ upQueries, downQueries }: ReturnType<QueryRunner['getMe
   );
 }
 
+type EntityClass = new (...args: never[]) => unknown;
+
+/** Every entity of the service: every *.entity.ts file under src/ is loaded, so a new one is checked without being listed here. */
+function allEntities(): EntityClass[] {
+  const src = join(__dirname, '..', 'src');
+  const files = readdirSync(src, { recursive: true, encoding: 'utf8' }).filter((file) => file.endsWith('.entity.ts'));
+  for (const file of files) jest.requireActual(join(src, file));
+  const entities = getMetadataArgsStorage()
+    .tables.map((table) => table.target)
+    .filter((target): target is EntityClass => typeof target === 'function');
+  expect(entities.length).toBeGreaterThanOrEqual(files.length);
+  return entities;
+}
+
 /**
  * The migration-drift check: on a database built by migrations/ alone, generating a migration
  * from the entities (what `migration:generate` would write) must yield nothing.
@@ -95,7 +111,7 @@ describe('migration drift', () => {
     if (!/test/.test(name)) throw new Error(`Refusing to use database ${name}: its name does not say test`);
     await onServer(databaseUrl, `CREATE DATABASE "${name}"`);
     await migrate(databaseUrl);
-    dataSource = new DataSource(dataSourceOptions(databaseUrl));
+    dataSource = new DataSource({ ...dataSourceOptions(databaseUrl), entities: allEntities() });
     await dataSource.initialize();
     const runner = dataSource.createQueryRunner();
     try {

@@ -1,9 +1,10 @@
 import type { DataSourceOptions } from 'typeorm';
 import { MIGRATIONS } from '../../migrations';
-import { ENTITIES } from 'src/database/entities';
 
 /**
- * One definition for the app, the migration runner and the tests. With read URLs, TypeORM
+ * One definition for the app, the migration runner and the tests. No entities: each feature module
+ * registers its own (TypeOrmModule.forFeature, loaded by DatabaseModule's autoLoadEntities), so
+ * the database module knows no feature. With read URLs, TypeORM
  * replication: DATABASE_URL is the master for every write and every read by default; only reads
  * that ask for a 'slave' query runner (src/database/read-replica.ts) go to a replica.
  */
@@ -25,7 +26,6 @@ export function dataSourceOptions(
   return {
     type: 'postgres',
     ...target,
-    entities: ENTITIES,
     migrations: MIGRATIONS,
     migrationsTableName: 'migrations',
     synchronize: false,
@@ -59,5 +59,5 @@ export function poolSettings(queryTimeoutMs?: number) {
  */
 export function migrationDataSourceOptions(databaseUrl: string): DataSourceOptions {
   const options = dataSourceOptions(databaseUrl);
-  return { ...options, entities: [], extra: { ...options.extra, statement_timeout: 0 } } as DataSourceOptions;
+  return { ...options, extra: { ...options.extra, statement_timeout: 0 } } as DataSourceOptions;
 }

@@ -51,6 +51,7 @@ class DatabaseReadyMiddleware implements NestMiddleware {
       inject: [APP_CONFIG],
       useFactory: (config: AppConfig) => ({
         ...dataSourceOptions(config.databaseUrl, config.databaseReadUrls, APP_QUERY_TIMEOUT_MS),
+        autoLoadEntities: true,
         retryAttempts: 0,
         manualInitialization: true,
       }),

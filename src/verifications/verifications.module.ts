@@ -1,14 +1,17 @@
 import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
 import { AccountsModule } from 'src/accounts/accounts.module';
 import { cursorCodecProvider } from 'src/common/cursor.provider';
 import { InternalVerificationsController } from 'src/verifications/internal-verifications.controller';
 import { PublicVerificationsController } from 'src/verifications/public-verifications.controller';
+import { VerificationStatusHistory } from 'src/verifications/verification-status-history.entity';
+import { Verification } from 'src/verifications/verification.entity';
 import { VerificationSearchService } from 'src/verifications/verification-search.service';
 import { VerificationsService } from 'src/verifications/verifications.service';
 import { WebhooksModule } from 'src/webhooks/webhooks.module';
 
 @Module({
-  imports: [AccountsModule, WebhooksModule],
+  imports: [TypeOrmModule.forFeature([Verification, VerificationStatusHistory]), AccountsModule, WebhooksModule],
   controllers: [PublicVerificationsController, InternalVerificationsController],
   providers: [VerificationsService, VerificationSearchService, cursorCodecProvider],
 })

@@ -1,6 +1,9 @@
 import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
 import { AccountsModule } from 'src/accounts/accounts.module';
 import { cursorCodecProvider } from 'src/common/cursor.provider';
+import { WebhookAttempt } from 'src/webhooks/webhook-attempt.entity';
+import { WebhookEvent } from 'src/webhooks/webhook-event.entity';
 import { WebhookEventsController } from 'src/webhooks/webhook-events.controller';
 import { WebhookEventsService } from 'src/webhooks/webhook-events.service';
 import { WebhookOutboxService } from 'src/webhooks/webhook-outbox.service';
@@ -11,7 +14,7 @@ import { WebhookQueueModule } from 'src/webhooks/webhook-queue.module';
  * that queues its events, and the client's delivery log (list, detail, replay, test events).
  */
 @Module({
-  imports: [AccountsModule, WebhookQueueModule],
+  imports: [TypeOrmModule.forFeature([WebhookEvent, WebhookAttempt]), AccountsModule, WebhookQueueModule],
   controllers: [WebhookEventsController],
   providers: [cursorCodecProvider, WebhookOutboxService, WebhookEventsService],
   exports: [WebhookQueueModule, WebhookOutboxService, WebhookEventsService],
