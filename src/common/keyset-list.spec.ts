@@ -97,8 +97,7 @@ describe('whereClauses', () => {
         { name: 'created', from, to: undefined },
         { name: 'updated', from: undefined, to: from },
       ],
-      { column: 'updated_at', direction: 'ASC' },
-      { value: '2026-01-01T00:00:00.000Z', id: 'id-1' },
+      { sort: { column: 'updated_at', direction: 'ASC' }, position: { value: '2026-01-01T00:00:00.000Z', id: 'id-1' } },
     );
     expect(where).toEqual([
       'account_id = $1',

@@ -95,14 +95,19 @@ export function scopeParts(
   return parts;
 }
 
+/** Where a page starts: strictly after `position` in the `sort` order. */
+export interface KeysetAfter {
+  sort: { column: string; direction: SortDirection };
+  position: CursorPosition;
+}
+
 /** The account first, then the given filters, the ranges, and the keyset condition after a cursor. */
 export function whereClauses(
   params: SqlParams,
   accountId: string,
   filters: readonly KeysetFilter[],
   bounds: readonly KeysetBounds[],
-  sort: { column: string; direction: SortDirection },
-  position: CursorPosition | null,
+  after?: KeysetAfter,
 ): string[] {
   const where = [`account_id = ${params.add(accountId)}`];
   for (const { where: condition } of filters) if (condition) where.push(condition(params));
@@ -110,7 +115,7 @@ export function whereClauses(
     if (from) where.push(`${name}_at >= ${params.add(from)}`);
     if (to) where.push(`${name}_at < ${params.add(to)}`);
   }
-  if (position) where.push(keysetCondition(params, sort.column, sort.direction, position));
+  if (after) where.push(keysetCondition(params, after.sort.column, after.sort.direction, after.position));
   return where;
 }
 
@@ -134,7 +139,8 @@ export async function keysetList<Row extends { id: string }, Json>(
 
   const params = new SqlParams();
   const { column, direction, at } = spec.sort;
-  const where = whereClauses(params, spec.accountId, spec.filters, bounds, spec.sort, position).join(' AND ');
+  const after = position ? { sort: spec.sort, position } : undefined;
+  const where = whereClauses(params, spec.accountId, spec.filters, bounds, after).join(' AND ');
   const page: PageSql = {
     where,
     orderBy: `ORDER BY ${column} ${direction}, id ${direction}`,

@@ -6,10 +6,9 @@ import { parseCommaList } from 'src/common/comma-list';
 import { CursorCodec } from 'src/common/cursor';
 import { CURSOR_CODEC } from 'src/common/cursor.provider';
 import { onReplica } from 'src/database/read-replica';
-import { KeysetSort, filter, keysetList } from 'src/common/keyset-list';
+import { KeysetFilter, KeysetSort, filter, keysetList, parseRanges, whereClauses } from 'src/common/keyset-list';
 import type { ListPage } from 'src/common/pagination';
 import { SqlParams } from 'src/common/sql-params';
-import { checkRange, optionalTimestamp } from 'src/common/timestamps';
 import { TestEventStatus, testVerification } from 'src/webhooks/test-event';
 import { WebhookAttempt } from 'src/webhooks/webhook-attempt.entity';
 import { WebhookDispatcher } from 'src/webhooks/webhook-dispatcher.service';
@@ -33,6 +32,15 @@ const COLUMNS = `id, account_id AS "accountId", verification_id AS "verification
 
 /** The delivery log is newest first, and has no sort parameter. */
 const NEWEST_FIRST: KeysetSort<WebhookEvent> = { column: 'created_at', direction: 'DESC', at: (row) => row.createdAt };
+
+/** `delivery_status` given as a comma-separated list: the list route's filter and the bulk replay's. */
+function deliveryStatusFilter(raw: string | undefined): KeysetFilter {
+  return filter(
+    'statuses',
+    parseCommaList(raw),
+    (statuses, params) => `delivery_status = ANY(${params.add(statuses)}::varchar[])`,
+  );
+}
 
 /** A fresh delivery cycle: the full schedule again, same id and body; attempt_count keeps counting. */
 const NEW_CYCLE = `delivery_status = 'pending', cycle = cycle + 1, cycle_attempts = 0, next_attempt_at = now()`;
@@ -58,11 +66,7 @@ export class WebhookEventsService {
         table: 'webhook_events',
         columns: COLUMNS,
         filters: [
-          filter(
-            'statuses',
-            parseCommaList(query.delivery_status),
-            (statuses, params) => `delivery_status = ANY(${params.add(statuses)}::varchar[])`,
-          ),
+          deliveryStatusFilter(query.delivery_status),
           filter(
             'verificationId',
             query.verification_id?.toLowerCase(),
@@ -100,16 +104,9 @@ export class WebhookEventsService {
   }
 
   async redeliverMany(accountId: string, dto: BulkRedeliverDto): Promise<RedeliveryResponseDto> {
-    const createdFrom = optionalTimestamp('created_from', dto.created_from);
-    const createdTo = optionalTimestamp('created_to', dto.created_to);
-    checkRange('created_from', createdFrom, 'created_to', createdTo);
+    const bounds = parseRanges([{ name: 'created', from: dto.created_from, to: dto.created_to }]);
     const params = new SqlParams();
-    const where = [
-      `account_id = ${params.add(accountId)}`,
-      `delivery_status = ANY(${params.add([...new Set(dto.delivery_status.split(','))])}::varchar[])`,
-    ];
-    if (createdFrom) where.push(`created_at >= ${params.add(createdFrom)}`);
-    if (createdTo) where.push(`created_at < ${params.add(createdTo)}`);
+    const where = whereClauses(params, accountId, [deliveryStatusFilter(dto.delivery_status)], bounds);
     const rows: { id: string; cycle: number }[][] = await this.dataSource.query(
       `UPDATE webhook_events SET ${NEW_CYCLE}
         WHERE id IN (SELECT id FROM webhook_events WHERE ${where.join(' AND ')}
