@@ -58,16 +58,18 @@ export class ApiError extends Error {
     return new ApiError('unauthorized', 'Missing or invalid credentials', [], { 'WWW-Authenticate': 'Bearer' });
   }
 
-  /** PostgreSQL unreachable: the route answers 503 at once rather than hanging. */
-  static databaseUnavailable(): ApiError {
+  /** A dependency unreachable (PostgreSQL for the API, Redis for the queue dashboard): 503 at once rather than hanging. */
+  static dependencyUnavailable(dependency: 'postgres' | 'redis'): ApiError {
     return new ApiError(
       'service_unavailable',
       'A dependency this route needs is unavailable; retry later',
-      [{ field: 'postgres', issue: 'down' }],
-      {
-        'Retry-After': '1',
-      },
+      [{ field: dependency, issue: 'down' }],
+      { 'Retry-After': '1' },
     );
+  }
+
+  static databaseUnavailable(): ApiError {
+    return ApiError.dependencyUnavailable('postgres');
   }
 
   toBody(requestId: string): ErrorBody {

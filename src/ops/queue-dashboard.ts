@@ -1,5 +1,4 @@
 import { createBullBoard } from '@bull-board/api';
-import { BullAdapter } from '@bull-board/api/bullAdapter';
 import { ExpressAdapter } from '@bull-board/express';
 import { type INestApplication, Logger } from '@nestjs/common';
 import type { Queue } from 'bull';
@@ -10,6 +9,8 @@ import { ApiError } from 'src/common/api-error';
 import { requestIdOf } from 'src/common/request-id';
 import type { AppConfig } from 'src/config/app-config';
 import { APP_CONFIG } from 'src/config/config.module';
+import { DeliveryBoardAdapter } from 'src/webhooks/delivery-board.adapter';
+import { DeliveryOperator } from 'src/webhooks/delivery-operator.service';
 import { DELIVERY_PRODUCER } from 'src/webhooks/webhook-queue.constants';
 
 type BoardOptions = Parameters<typeof createBullBoard>[0];
@@ -43,43 +44,68 @@ interface BoardErrorBody {
 }
 
 /**
+ * Every page and call of the dashboard needs Redis: while the queue's client is not connected the
+ * dashboard answers 503 at once (bull-board would answer 500, or hang on the page's fetches).
+ */
+export function requireRedis(queue: Pick<Queue, 'client'>) {
+  return (req: Request, res: Response, next: NextFunction): void => {
+    if (queue.client.status === 'ready') return next();
+    sendError(res, req, ApiError.dependencyUnavailable('redis'));
+  };
+}
+
+/**
  * bull-board answers its API errors (an unknown queue or job, a job in a state that forbids the
  * action, Redis down) with bodies of its own, `{ error: { key }, message }`. Like every other
  * route's, they leave with the contract's error body; the status stays bull-board's (a 409 stays a
  * 409). Its UI then shows our message instead of its own error key. Bodies already in the
  * contract's shape (Nest's own 404 under this path) pass unchanged.
  */
-export function contractErrorBodies(req: Request, res: Response, next: NextFunction): void {
-  const json = res.json.bind(res);
-  res.json = (body: unknown): Response => {
-    res.json = json;
-    const board = (body ?? {}) as BoardErrorBody;
-    const error = typeof board.error === 'object' ? board.error : undefined;
-    if (res.statusCode < 400 || typeof error?.code === 'string') return json(body);
-    const reported =
-      typeof board.message === 'string' && board.message
-        ? board.message
-        : typeof error?.key === 'string'
-          ? error.key
-          : undefined;
-    const contractError = errorForStatus(
-      res.statusCode,
-      reported ?? `The queue dashboard refused the request (HTTP ${res.statusCode})`,
-    );
-    if (res.statusCode >= 500) {
-      dashboardLogger.warn(
-        { method: req.method, path: req.path, status: res.statusCode, reported },
-        'queue dashboard error',
-      );
-    }
-    return json(contractError.toBody(requestIdOf(req, res)));
+export function contractErrorBodies(queue: Pick<Queue, 'client'>) {
+  return (req: Request, res: Response, next: NextFunction): void => {
+    const json = res.json.bind(res);
+    res.json = (body: unknown): Response => {
+      res.json = json;
+      return json(contractBody(req, res, body, queue.client.status === 'ready'));
+    };
+    next();
   };
-  next();
+}
+
+function contractBody(req: Request, res: Response, body: unknown, redisReady: boolean): unknown {
+  const board = (body ?? {}) as BoardErrorBody;
+  const error = typeof board.error === 'object' ? board.error : undefined;
+  if (res.statusCode < 400 || typeof error?.code === 'string') return body;
+  const reported =
+    typeof board.message === 'string' && board.message
+      ? board.message
+      : typeof error?.key === 'string'
+        ? error.key
+        : undefined;
+  if (res.statusCode >= 500) {
+    dashboardLogger.warn(
+      { method: req.method, path: req.path, status: res.statusCode, reported },
+      'queue dashboard error',
+    );
+  }
+  // A call that failed because Redis went away meanwhile is a 503 like the ones the gate answers.
+  if (res.statusCode >= 500 && !redisReady) {
+    const unavailable = ApiError.dependencyUnavailable('redis');
+    res.status(unavailable.status);
+    for (const [name, value] of Object.entries(unavailable.headers)) res.setHeader(name, value);
+    return unavailable.toBody(requestIdOf(req, res));
+  }
+  const contractError = errorForStatus(
+    res.statusCode,
+    reported ?? `The queue dashboard refused the request (HTTP ${res.statusCode})`,
+  );
+  return contractError.toBody(requestIdOf(req, res));
 }
 
 /**
- * Mounts the Bull dashboard. It reads through the producer queue, whose Redis client fails fast,
- * so the dashboard errors at once rather than hanging while Redis is down.
+ * Mounts the Bull dashboard, the operators' console for deliveries. It reads through the producer
+ * queue, whose Redis client fails fast, and its Retry and Promote buttons act through
+ * DeliveryOperator (see DeliveryBoardAdapter).
  */
 export function mountQueueDashboard(app: INestApplication): void {
   const config = app.get<AppConfig>(APP_CONFIG);
@@ -88,8 +114,15 @@ export function mountQueueDashboard(app: INestApplication): void {
   serverAdapter.setBasePath(DASHBOARD_PATH);
   // @bull-board/express pins its own patch release of @bull-board/api; the adapter contract is the same.
   createBullBoard({
-    queues: [new BullAdapter(queue)],
+    queues: [new DeliveryBoardAdapter(queue, app.get(DeliveryOperator))],
     serverAdapter: serverAdapter as unknown as BoardOptions['serverAdapter'],
+    options: { uiConfig: { boardTitle: 'KYC deliveries' } },
   });
-  app.use(DASHBOARD_PATH, basicAuth(config.adminToken), contractErrorBodies, serverAdapter.getRouter());
+  app.use(
+    DASHBOARD_PATH,
+    basicAuth(config.adminToken),
+    requireRedis(queue),
+    contractErrorBodies(queue),
+    serverAdapter.getRouter(),
+  );
 }

@@ -18,6 +18,7 @@ import {
 import { applyTransition, checkTransition, mergeApplicant } from 'src/verifications/verification-transition';
 import type { CreateVerificationDto, TransitionVerificationDto } from 'src/verifications/verifications.dto';
 import { WebhookDispatcher } from 'src/webhooks/webhook-dispatcher.service';
+import { jobSourceOf } from 'src/webhooks/delivery-job';
 import type { WebhookEvent } from 'src/webhooks/webhook-event.entity';
 import { WebhookOutboxService } from 'src/webhooks/webhook-outbox.service';
 
@@ -71,7 +72,7 @@ export class VerificationsService {
   /**
    * One transaction: lock the row, check the move (nothing changes unless every check passes), then
    * write the change, its history entry and its webhook event in one statement. The event is
-   * queued only after the commit.
+   * queued only after the commit (a dead one too: the dashboard lists it as failed).
    */
   async transition(id: string, dto: TransitionVerificationDto): Promise<VerificationResponseDto> {
     const { verification, event } = await this.dataSource.transaction(async (manager) => {
@@ -86,9 +87,9 @@ export class VerificationsService {
       };
       const built = this.outbox.build(change, webhookUrl, next.updatedAt);
       await this.write(manager, next, built);
-      return { verification: next, event: built };
+      return { verification: next, event: jobSourceOf(built, webhookUrl) };
     });
-    if (event.deliveryStatus === 'pending') this.dispatcher.dispatch([event.id]);
+    this.dispatcher.dispatch([event]);
     return toVerificationResponse(verification);
   }
 

@@ -14,6 +14,20 @@ export class DeliveryRetry extends Error {
   }
 }
 
+/**
+ * Thrown by the processor when a cycle is over without a delivery (the schedule is used up, or the
+ * account has no webhook URL): Bull moves the job to failed at once, with the message as its reason.
+ */
+export class DeliveryGaveUp extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'DeliveryGaveUp';
+  }
+}
+
+/** Bull's backoff answer for "do not retry": the job goes to failed. */
+const NO_RETRY = -1;
+
 /** For unexpected failures (database down): back off from 1 s up to a minute. */
 function fallbackDelay(attemptsMade: number): number {
   return withJitter(Math.min(60_000, 1_000 * 2 ** Math.min(attemptsMade, 6)));
@@ -21,6 +35,7 @@ function fallbackDelay(attemptsMade: number): number {
 
 /** Bull's custom backoff strategy: Bull hands it the error the processor threw. */
 export function retryBackoff(attemptsMade: number, err?: Error): number {
+  if (err instanceof DeliveryGaveUp) return NO_RETRY;
   const delay = (err as Partial<DeliveryRetry> | undefined)?.delayMs;
   return typeof delay === 'number' && Number.isFinite(delay) && delay >= 1
     ? Math.round(delay)

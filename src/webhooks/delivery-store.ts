@@ -11,7 +11,15 @@ import { NO_WEBHOOK_URL } from 'src/webhooks/webhook-outbox.service';
 /** What one delivery needs, read in one round trip: the event, its account's URL and active secrets. */
 export type DueEvent = Pick<
   WebhookEvent,
-  'id' | 'accountId' | 'body' | 'createdAt' | 'deliveryStatus' | 'cycle' | 'cycleAttempts' | 'nextAttemptAt'
+  | 'id'
+  | 'accountId'
+  | 'body'
+  | 'createdAt'
+  | 'deliveryStatus'
+  | 'cycle'
+  | 'cycleAttempts'
+  | 'nextAttemptAt'
+  | 'lastError'
 > & {
   webhookUrl: string | null;
   /** Ciphertexts of the secrets that currently sign, newest first (see `signingSecrets`). */
@@ -35,7 +43,7 @@ export interface AttemptRecord {
 // Every delivery that reaches this step in the same turn of the event loop is read in one go.
 const LOAD_SQL = `
   SELECT e.id, e.account_id AS "accountId", e.body, e.created_at AS "createdAt", e.delivery_status AS "deliveryStatus",
-         e.cycle, e.cycle_attempts AS "cycleAttempts", e.next_attempt_at AS "nextAttemptAt",
+         e.cycle, e.cycle_attempts AS "cycleAttempts", e.next_attempt_at AS "nextAttemptAt", e.last_error AS "lastError",
          ${webhookUrlOf('e.account_id')} AS "webhookUrl", ${activeSecretCiphertextsOf('e.account_id')} AS "secretCiphertexts"
     FROM webhook_events e
    WHERE e.id = ANY($1::uuid[])`;

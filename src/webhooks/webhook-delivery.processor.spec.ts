@@ -1,16 +1,17 @@
-import type { Job } from 'bull';
 import { randomBytes } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
-import { DeliveryRetry } from 'src/webhooks/delivery-retry';
+import type { DeliveryJobData } from 'src/webhooks/delivery-job';
+import { DeliveryGaveUp, DeliveryRetry, retryBackoff } from 'src/webhooks/delivery-retry';
 import type { AttemptRecord, DueEvent } from 'src/webhooks/delivery-store';
 import {
+  type DeliveryJobHandle,
   type DeliverySlots,
   type DeliveryStorePort,
+  type PreviousCycles,
   WebhookDeliveryProcessor,
   type WebhookPoster,
 } from 'src/webhooks/webhook-delivery.processor';
 import type { DeliveryResult } from 'src/webhooks/webhook-http.client';
-import type { DeliveryJobData } from 'src/webhooks/webhook-queue.constants';
 
 const SECRET = `whsec_${randomBytes(32).toString('base64')}`;
 const SCHEDULE = [5_000, 300_000];
@@ -26,6 +27,7 @@ function dueEvent(overrides: Partial<DueEvent> = {}): DueEvent {
     cycle: 1,
     cycleAttempts: 0,
     nextAttemptAt: new Date(),
+    lastError: null,
     webhookUrl: 'https://client.example/hook',
     secretCiphertexts: ['ciphertext-1'],
     ...overrides,
@@ -47,6 +49,9 @@ class Fakes {
   postAnswer: DeliveryResult = response(204, null);
   slotFree = true;
   held = new Set<string>();
+  retired: string[] = [];
+  /** The job's log, as the dashboard's Logs tab shows it. */
+  log: string[] = [];
 
   readonly store: DeliveryStorePort = {
     load: async () => this.event,
@@ -63,17 +68,34 @@ class Fakes {
     release: async (_account, member) => void this.held.delete(member),
   };
 
+  readonly previousCycles: PreviousCycles = {
+    retirePreviousCycle: async (eventId, cycle) => void this.retired.push(`${eventId}:${cycle - 1}`),
+  };
+
   processor(): WebhookDeliveryProcessor {
-    return new WebhookDeliveryProcessor(config, this.store, this.http, this.slots, { warn: () => undefined });
+    return new WebhookDeliveryProcessor(config, this.store, this.http, this.slots, this.previousCycles, {
+      warn: () => undefined,
+    });
+  }
+
+  job(data: Partial<DeliveryJobData> = {}, attemptsMade = 0): DeliveryJobHandle {
+    return {
+      id: 'job-1',
+      data: { eventId: '0193a6f2-0000-7000-8000-000000000001', cycle: 1, ...data },
+      attemptsMade,
+      log: async (line: string) => (this.log.push(line), 0),
+    } as DeliveryJobHandle;
   }
 }
 
-function job(data: Partial<DeliveryJobData> = {}, attemptsMade = 0): Job<DeliveryJobData> {
-  return {
-    id: 'job-1',
-    data: { eventId: '0193a6f2-0000-7000-8000-000000000001', cycle: 1, ...data },
-    attemptsMade,
-  } as Job<DeliveryJobData>;
+/** What the processor threw, for the specs of a job that does not complete. */
+async function thrownBy(promise: Promise<unknown>): Promise<unknown> {
+  return promise.then(
+    (value) => {
+      throw new Error(`expected the job to throw, it completed with ${String(value)}`);
+    },
+    (thrown: unknown) => thrown,
+  );
 }
 
 describe('WebhookDeliveryProcessor', () => {
@@ -81,7 +103,7 @@ describe('WebhookDeliveryProcessor', () => {
   beforeEach(() => (fakes = new Fakes()));
 
   it('POSTs the frozen body, signed, and records a delivery persistently', async () => {
-    await expect(fakes.processor().process(job())).resolves.toBe('delivered');
+    await expect(fakes.processor().process(fakes.job())).resolves.toBe('delivered');
     expect(fakes.posts).toHaveLength(1);
     const [post] = fakes.posts;
     expect(post.url).toBe('https://client.example/hook');
@@ -105,10 +127,7 @@ describe('WebhookDeliveryProcessor', () => {
   it('records a failed attempt as pending with its next attempt, and hands Bull the delay', async () => {
     fakes.postAnswer = response(500, 'HTTP 500');
     const before = Date.now();
-    const error = await fakes
-      .processor()
-      .process(job())
-      .catch((thrown: unknown) => thrown);
+    const error = await thrownBy(fakes.processor().process(fakes.job()));
     expect(error).toBeInstanceOf(DeliveryRetry);
     const delay = (error as DeliveryRetry).delayMs;
     expect(delay).toBeGreaterThanOrEqual(4_000);
@@ -116,43 +135,78 @@ describe('WebhookDeliveryProcessor', () => {
     expect(fakes.records).toEqual([
       expect.objectContaining({ status: 'pending', responseStatus: 500, error: 'HTTP 500', responseBody: 'nope' }),
     ]);
+    expect((error as DeliveryRetry).message).toMatch(/^attempt 1\/3: HTTP 500; next attempt in [4-6]s$/);
+    expect(fakes.log).toEqual([expect.stringMatching(/^attempt 1\/3 · HTTP 500 · 12 ms · next in [4-6]s$/)]);
     const next = fakes.records[0].nextAttemptAt?.getTime() ?? 0;
     expect(next - before).toBeGreaterThanOrEqual(delay);
     expect(fakes.held.size).toBe(0);
   });
 
-  it('marks the event failed after the last scheduled attempt and ends the job', async () => {
+  it('logs a delivery on the job', async () => {
+    await fakes.processor().process(fakes.job());
+    expect(fakes.log).toEqual(['attempt 1/3 · HTTP 204 · 12 ms · delivered']);
+  });
+
+  it('marks the event failed after the last scheduled attempt and fails the job for good, saying why', async () => {
     fakes.event = dueEvent({ cycleAttempts: SCHEDULE.length });
     fakes.postAnswer = response(null, 'timeout');
-    await expect(fakes.processor().process(job())).resolves.toBe('failed');
+    const error = await thrownBy(fakes.processor().process(fakes.job()));
+    expect(error).toBeInstanceOf(DeliveryGaveUp);
+    expect((error as Error).message).toBe('gave up after 3 attempts: timeout');
+    expect(retryBackoff(3, error as Error)).toBe(-1);
     expect(fakes.records).toEqual([
       expect.objectContaining({ status: 'failed', responseStatus: null, error: 'timeout', nextAttemptAt: null }),
     ]);
+    expect(fakes.log).toEqual(['attempt 3/3 · timeout · 12 ms · gave up']);
   });
 
-  it('fails an event of an account without a webhook URL with no attempt', async () => {
+  it('fails an event of an account without a webhook URL with no attempt, and fails its job', async () => {
     fakes.event = dueEvent({ webhookUrl: null });
-    await expect(fakes.processor().process(job())).resolves.toBe('no_webhook_url');
+    const error = await thrownBy(fakes.processor().process(fakes.job()));
+    expect(error).toBeInstanceOf(DeliveryGaveUp);
+    expect((error as Error).message).toMatch(/^no webhook_url/);
     expect(fakes.failedWithoutUrl).toEqual([dueEvent().id]);
     expect(fakes.posts).toEqual([]);
+    expect(fakes.log).toEqual([(error as Error).message]);
   });
 
   it.each([
     ['gone', undefined, {}],
-    ['no longer pending', dueEvent({ deliveryStatus: 'delivered' }), {}],
     ['of an older cycle', dueEvent({ cycle: 2 }), { cycle: 1 }],
   ])('skips an event that is %s, sending nothing', async (_what, event, data) => {
     fakes.event = event;
-    await expect(fakes.processor().process(job(data))).resolves.toBe('skipped');
+    await expect(fakes.processor().process(fakes.job(data))).resolves.toBe('skipped');
     expect(fakes.posts).toEqual([]);
     expect(fakes.records).toEqual([]);
+  });
+
+  it('ends a job run again after its cycle ended as the event row did, sending nothing', async () => {
+    fakes.event = dueEvent({ deliveryStatus: 'delivered' });
+    await expect(fakes.processor().process(fakes.job())).resolves.toBe('delivered');
+    fakes.event = dueEvent({ deliveryStatus: 'failed', cycleAttempts: 3, lastError: 'HTTP 500' });
+    const error = await thrownBy(fakes.processor().process(fakes.job()));
+    expect(error).toBeInstanceOf(DeliveryGaveUp);
+    expect((error as Error).message).toBe('gave up after 3 attempts: HTTP 500');
+    fakes.event = dueEvent({ deliveryStatus: 'failed', cycleAttempts: 0, lastError: 'no_webhook_url' });
+    expect(((await thrownBy(fakes.processor().process(fakes.job()))) as Error).message).toMatch(/^no webhook_url/);
+    expect(fakes.posts).toEqual([]);
+    expect(fakes.records).toEqual([]);
+  });
+
+  it("retires the previous cycle's job when a redelivery's first attempt starts, not later", async () => {
+    fakes.event = dueEvent({ cycle: 2 });
+    await fakes.processor().process(fakes.job({ cycle: 2 }));
+    expect(fakes.retired).toEqual([`${dueEvent().id}:1`]);
+    fakes.event = dueEvent({ cycle: 2, cycleAttempts: 1 });
+    await fakes.processor().process(fakes.job({ cycle: 2 }));
+    expect(fakes.retired).toHaveLength(1);
   });
 
   it('waits, without an attempt, when picked up well before the event is due', async () => {
     fakes.event = dueEvent({ nextAttemptAt: new Date(Date.now() + 60_000) });
     const error = await fakes
       .processor()
-      .process(job())
+      .process(fakes.job())
       .catch((thrown: unknown) => thrown);
     expect(error).toBeInstanceOf(DeliveryRetry);
     expect((error as DeliveryRetry).delayMs).toBeGreaterThan(55_000);
@@ -163,7 +217,7 @@ describe('WebhookDeliveryProcessor', () => {
     fakes.slotFree = false;
     const error = await fakes
       .processor()
-      .process(job({}, 3))
+      .process(fakes.job({}, 3))
       .catch((thrown: unknown) => thrown);
     expect(error).toBeInstanceOf(DeliveryRetry);
     expect((error as DeliveryRetry).message).toMatch(/deferred/);
@@ -173,7 +227,7 @@ describe('WebhookDeliveryProcessor', () => {
   it('reports skipped, and does not retry, when the event moved on before its attempt was recorded', async () => {
     fakes.recordAnswer = false;
     fakes.postAnswer = response(500, 'HTTP 500');
-    await expect(fakes.processor().process(job())).resolves.toBe('skipped');
+    await expect(fakes.processor().process(fakes.job())).resolves.toBe('skipped');
   });
 
   it('frees the account slot even when recording throws', async () => {
@@ -181,7 +235,7 @@ describe('WebhookDeliveryProcessor', () => {
       throw new Error('database down');
     };
     fakes.postAnswer = response(502, 'HTTP 502');
-    await expect(fakes.processor().process(job())).rejects.toThrow('database down');
+    await expect(fakes.processor().process(fakes.job())).rejects.toThrow('database down');
     expect(fakes.held.size).toBe(0);
   });
 });

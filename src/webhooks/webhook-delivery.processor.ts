@@ -4,15 +4,23 @@ import { randomUUID } from 'node:crypto';
 import type { AppConfig } from 'src/config/app-config';
 import type { AccountSlots } from 'src/webhooks/account-slots';
 import { type AttemptOutcome, decideOutcome } from 'src/webhooks/decide-outcome';
-import { DeliveryRetry } from 'src/webhooks/delivery-retry';
+import {
+  NO_URL_REASON,
+  attemptLogLine,
+  attemptResultText,
+  type DeliveryJobData,
+  failureReason,
+  retryReason,
+} from 'src/webhooks/delivery-job';
+import { DeliveryGaveUp, DeliveryRetry } from 'src/webhooks/delivery-retry';
 import type { AttemptRecord, DeliveryStore, DueEvent } from 'src/webhooks/delivery-store';
 import { deferralDelay } from 'src/webhooks/retry-delay';
 import { BLOCKED_ERROR, type DeliveryResult, type WebhookHttpClient } from 'src/webhooks/webhook-http.client';
 import { webhookDeliveries, webhookDeliveryLatency } from 'src/webhooks/webhook-metrics';
-import type { DeliveryJobData } from 'src/webhooks/webhook-queue.constants';
+import type { WebhookDispatcher } from 'src/webhooks/webhook-dispatcher.service';
 import { webhookHeaders } from 'src/webhooks/webhook-signer';
 
-export type DeliveryOutcome = 'skipped' | 'delivered' | 'retry' | 'failed' | 'no_webhook_url';
+export type DeliveryOutcome = 'skipped' | 'delivered';
 
 /** A job picked up this much before its event is due waits instead (an early duplicate). */
 const EARLY_TOLERANCE_MS = 1_000;
@@ -24,6 +32,10 @@ export type DeliveryStorePort = Pick<
 >;
 export type WebhookPoster = Pick<WebhookHttpClient, 'post'>;
 export type DeliverySlots = Pick<AccountSlots, 'acquire' | 'release'>;
+/** Takes the job of an event's previous delivery cycle off the dashboard once a redelivery starts. */
+export type PreviousCycles = Pick<WebhookDispatcher, 'retirePreviousCycle'>;
+/** What the processor uses of a Bull job: its data, and its log (the dashboard's attempt history). */
+export type DeliveryJobHandle = Pick<Job<DeliveryJobData>, 'id' | 'data' | 'attemptsMade' | 'log'>;
 
 function outcomeLabel(result: DeliveryResult): string {
   if (result.error === null) return 'delivered';
@@ -53,34 +65,46 @@ function attemptRecord(event: DueEvent, at: Date, result: DeliveryResult, outcom
 }
 
 /**
- * Delivers one event per job: load → (due? slot?) → POST → decide → record. The event row decides:
- * a job for an event that is gone, no longer pending or of an older delivery cycle does nothing,
- * and every attempt is written before the job ends. A retry is Bull's: the job throws DeliveryRetry
- * with the delay, and the queue's backoff strategy reads it.
+ * Delivers one event per job: load → (due? slot?) → POST → decide → record. The event row decides,
+ * and the job's end mirrors it, so that the queue dashboard tells the truth: a delivered cycle
+ * completes, a cycle still retrying throws DeliveryRetry (Bull delays the job by the delay it
+ * carries, the last error as its reason), and a dead one — schedule used up, or no webhook URL —
+ * throws DeliveryGaveUp, which fails the job for good. Every attempt is written to the database
+ * before the job ends, and appends a line to the job's log. A job of an older delivery cycle, or
+ * for an event that is gone, does nothing.
  *
  * A plain class, wired by WebhookWorkerModule: its spec runs it over fakes of its seams.
  */
 export class WebhookDeliveryProcessor {
+  private readonly maxAttempts: number;
+
   constructor(
     private readonly config: Pick<AppConfig, 'webhookRetryScheduleMs'>,
     private readonly store: DeliveryStorePort,
     private readonly http: WebhookPoster,
     private readonly slots: DeliverySlots,
+    private readonly previousCycles: PreviousCycles,
     private readonly logger: Pick<LoggerService, 'warn'>,
-  ) {}
+  ) {
+    this.maxAttempts = config.webhookRetryScheduleMs.length + 1;
+  }
 
-  async process(job: Job<DeliveryJobData>): Promise<DeliveryOutcome> {
+  async process(job: DeliveryJobHandle): Promise<DeliveryOutcome> {
     const { eventId, cycle } = job.data;
     const event = await this.store.load(eventId);
-    if (!event || event.deliveryStatus !== 'pending' || event.cycle !== cycle) return 'skipped';
+    if (!event || event.cycle !== cycle) return 'skipped';
+    // A job run again after its cycle ended (a worker died before Bull heard the end) ends as the row did.
+    if (event.deliveryStatus === 'delivered') return 'delivered';
+    if (event.deliveryStatus === 'failed') throw new DeliveryGaveUp(failureReason(event));
     const early = (event.nextAttemptAt?.getTime() ?? 0) - Date.now();
     if (early > EARLY_TOLERANCE_MS) throw new DeliveryRetry(early, 'not due yet');
+    if (event.cycle > 1 && event.cycleAttempts === 0) await this.retirePreviousCycle(event);
     const slot = `${job.id}:${randomUUID()}`;
     if (!(await this.slots.acquire(event.accountId, slot))) {
       throw new DeliveryRetry(deferralDelay(job.attemptsMade), 'deferred: account has the most deliveries in flight');
     }
     try {
-      return await this.attempt(event);
+      return await this.attempt(event, job);
     } finally {
       await this.slots
         .release(event.accountId, slot)
@@ -88,32 +112,55 @@ export class WebhookDeliveryProcessor {
     }
   }
 
-  private async attempt(event: DueEvent): Promise<DeliveryOutcome> {
+  private async attempt(event: DueEvent, job: DeliveryJobHandle): Promise<DeliveryOutcome> {
     if (!event.webhookUrl) {
       await this.store.failWithoutUrl(event);
       webhookDeliveries.inc({ outcome: 'no_webhook_url' });
-      return 'no_webhook_url';
+      await this.log(job, NO_URL_REASON);
+      throw new DeliveryGaveUp(NO_URL_REASON);
     }
     const at = new Date();
     const headers = webhookHeaders(event.id, at, event.body, this.store.signingSecrets(event));
     const result = await this.http.post(event.webhookUrl, headers, event.body);
     webhookDeliveries.inc({ outcome: outcomeLabel(result) });
 
+    const number = event.cycleAttempts + 1;
     const outcome = decideOutcome({
       result,
-      cycleAttempts: event.cycleAttempts + 1,
+      cycleAttempts: number,
       schedule: this.config.webhookRetryScheduleMs,
       now: new Date(),
     });
     const record = attemptRecord(event, at, result, outcome);
-    const recorded =
-      outcome.kind === 'delivered' ? await this.store.recordUntilStored(record) : await this.store.record(record);
+    const [recorded] = await Promise.all([
+      outcome.kind === 'delivered' ? this.store.recordUntilStored(record) : this.store.record(record),
+      this.log(job, attemptLogLine(number, this.maxAttempts, result, outcome)),
+    ]);
     if (!recorded) return 'skipped';
     if (outcome.kind === 'delivered' && event.cycle === 1) {
       webhookDeliveryLatency.observe((Date.now() - event.createdAt.getTime()) / 1000);
     }
-    if (outcome.kind === 'retry')
-      throw new DeliveryRetry(outcome.delayMs, `attempt failed (${result.error}), retry in ${outcome.delayMs} ms`);
-    return outcome.kind;
+    const error = attemptResultText(result);
+    if (outcome.kind === 'retry') {
+      throw new DeliveryRetry(outcome.delayMs, retryReason(number, this.maxAttempts, error, outcome.delayMs));
+    }
+    if (outcome.kind === 'failed') throw new DeliveryGaveUp(failureReason({ cycleAttempts: number, lastError: error }));
+    return 'delivered';
+  }
+
+  /** The job log is the dashboard's view of the attempts; the database keeps the record, so a lost line is only logged. */
+  private async log(job: DeliveryJobHandle, line: string): Promise<void> {
+    await job.log(line).then(
+      () => undefined,
+      (error: unknown) => this.logger.warn(`could not add to the log of job ${job.id}: ${(error as Error).message}`),
+    );
+  }
+
+  private async retirePreviousCycle(event: DueEvent): Promise<void> {
+    await this.previousCycles
+      .retirePreviousCycle(event.id, event.cycle)
+      .catch((error: unknown) =>
+        this.logger.warn(`could not retire the previous job of event ${event.id}: ${(error as Error).message}`),
+      );
   }
 }

@@ -1,6 +1,10 @@
 import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import type { Queue } from 'bull';
-import { DELIVER_JOB, DELIVERY_PRODUCER, DeliveryJobData, deliveryJobId } from 'src/webhooks/webhook-queue.constants';
+import { type DeliveryJobSource, deliveryJob, deliveryJobId } from 'src/webhooks/delivery-job';
+import { DELIVERY_PRODUCER } from 'src/webhooks/webhook-queue.constants';
+
+/** States in which the job of a cycle that a redelivery replaced can go: not running, not a delivery. */
+const RETIRABLE_STATES = new Set(['failed', 'delayed', 'waiting', 'paused']);
 
 const SHUTDOWN_ENQUEUE_WAIT_MS = 3_000;
 
@@ -16,12 +20,11 @@ export class WebhookDispatcher implements OnApplicationShutdown {
 
   constructor(@Inject(DELIVERY_PRODUCER) private readonly queue: Queue) {}
 
-  /** Events of their first delivery cycle (fresh from a status change). */
-  dispatch(eventIds: string[]): void {
-    this.dispatchJobs(eventIds.map((eventId) => ({ eventId, cycle: 1 })));
-  }
-
-  dispatchJobs(jobs: DeliveryJobData[]): void {
+  /**
+   * Queues one job per event cycle, named and labelled for the dashboard. Every event gets a job,
+   * a dead one too (no webhook URL): the worker ends it as failed, so the Failed tab lists it.
+   */
+  dispatch(jobs: DeliveryJobSource[]): void {
     if (jobs.length === 0) return;
     const pending = this.enqueue(jobs)
       .catch((error: unknown) => {
@@ -33,9 +36,20 @@ export class WebhookDispatcher implements OnApplicationShutdown {
     this.inFlight.add(pending);
   }
 
-  /** Awaitable form for the sweeper; re-adding an existing (id, cycle) is a no-op. */
-  async enqueue(jobs: DeliveryJobData[]): Promise<void> {
-    await this.queue.addBulk(jobs.map((data) => ({ name: DELIVER_JOB, data, opts: { jobId: deliveryJobId(data) } })));
+  /** Awaitable form for the sweeper and the dashboard; re-adding an existing (id, cycle) is a no-op. */
+  async enqueue(jobs: DeliveryJobSource[]): Promise<void> {
+    if (jobs.length === 0) return;
+    await this.queue.addBulk(jobs.map(deliveryJob));
+  }
+
+  /**
+   * Once a redelivery's cycle starts, the job of the cycle before it leaves the queue (a failed one
+   * would still sit on the Failed tab as if the event were dead). A completed one stays: it is the
+   * history of a delivery. One that is running cannot be removed, and ends as skipped.
+   */
+  async retirePreviousCycle(eventId: string, cycle: number): Promise<void> {
+    const job = await this.queue.getJob(deliveryJobId({ eventId, cycle: cycle - 1 }));
+    if (job && RETIRABLE_STATES.has(await job.getState())) await job.remove();
   }
 
   async onApplicationShutdown(): Promise<void> {

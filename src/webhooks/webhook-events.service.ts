@@ -9,6 +9,7 @@ import { onReplica } from 'src/database/read-replica';
 import { KeysetFilter, KeysetSort, filter, keysetList, parseRanges, whereClauses } from 'src/common/keyset-list';
 import type { ListPage } from 'src/common/pagination';
 import { SqlParams } from 'src/common/sql-params';
+import { type DeliveryJobSource, JOB_SOURCE_COLUMNS, jobSourceFrom } from 'src/webhooks/delivery-job';
 import { TestEventStatus, testVerification } from 'src/webhooks/test-event';
 import { WebhookAttempt } from 'src/webhooks/webhook-attempt.entity';
 import { WebhookDispatcher } from 'src/webhooks/webhook-dispatcher.service';
@@ -93,29 +94,55 @@ export class WebhookEventsService {
   }
 
   async redeliver(accountId: string, id: string): Promise<WebhookEventResponseDto> {
-    const rows: WebhookEvent[][] = await this.dataSource.query(
-      `UPDATE webhook_events SET ${NEW_CYCLE} WHERE id = $1 AND account_id = $2 RETURNING ${COLUMNS}`,
-      [id, accountId],
-    );
-    const event = rows[0]?.[0];
+    const [event] = await this.startCycles<WebhookEvent>('id = $1 AND account_id = $2', [id, accountId], COLUMNS);
     if (!event) throw ApiError.notFound('webhook event');
-    this.dispatcher.dispatchJobs([{ eventId: event.id, cycle: event.cycle }]);
+    this.dispatcher.dispatch([event]);
     return toWebhookEventResponse(event);
+  }
+
+  /**
+   * The queue dashboard's Retry: the same new cycle as the redeliver route, for any account's
+   * events (an operator's action). Returns the jobs of the new cycles, for the caller to queue and
+   * wait on; ids that match no event are left out.
+   */
+  async redeliverForOperator(ids: string[]): Promise<DeliveryJobSource[]> {
+    return this.startCycles('id = ANY($1::uuid[])', [ids]);
+  }
+
+  /** The dashboard's Promote: the pending event's next attempt is due now. */
+  async attemptNow(refs: { eventId: string; cycle: number }[]): Promise<void> {
+    await this.dataSource.query(
+      `UPDATE webhook_events e SET next_attempt_at = now()
+         FROM unnest($1::uuid[], $2::integer[]) AS r(id, cycle)
+        WHERE e.id = r.id AND e.cycle = r.cycle AND e.delivery_status = 'pending' AND e.next_attempt_at > now()`,
+      [refs.map((ref) => ref.eventId), refs.map((ref) => ref.cycle)],
+    );
+  }
+
+  /** A new cycle for each event matching `where`, read back as the jobs to queue (and `extra` columns). */
+  private async startCycles<Extra extends object = object>(
+    where: string,
+    values: unknown[],
+    extra?: string,
+  ): Promise<(DeliveryJobSource & Extra)[]> {
+    const rows: (DeliveryJobSource & Extra)[] = await this.dataSource.query(
+      `WITH e AS (UPDATE webhook_events SET ${NEW_CYCLE} WHERE ${where} RETURNING *)
+       SELECT ${JOB_SOURCE_COLUMNS}${extra ? `, ${extra}` : ''} FROM ${jobSourceFrom('e')}`,
+      values,
+    );
+    return rows;
   }
 
   async redeliverMany(accountId: string, dto: BulkRedeliverDto): Promise<RedeliveryResponseDto> {
     const bounds = parseRanges([{ name: 'created', from: dto.created_from, to: dto.created_to }]);
     const params = new SqlParams();
     const where = whereClauses(params, accountId, [deliveryStatusFilter(dto.delivery_status)], bounds);
-    const rows: { id: string; cycle: number }[][] = await this.dataSource.query(
-      `UPDATE webhook_events SET ${NEW_CYCLE}
-        WHERE id IN (SELECT id FROM webhook_events WHERE ${where.join(' AND ')}
-                      ORDER BY created_at, id LIMIT ${params.add(MAX_BULK_REDELIVERY)} FOR UPDATE SKIP LOCKED)
-        RETURNING id, cycle`,
+    const updated = await this.startCycles(
+      `id IN (SELECT id FROM webhook_events WHERE ${where.join(' AND ')}
+               ORDER BY created_at, id LIMIT ${params.add(MAX_BULK_REDELIVERY)} FOR UPDATE SKIP LOCKED)`,
       params.values,
     );
-    const updated = rows[0] ?? [];
-    this.dispatcher.dispatchJobs(updated.map((row) => ({ eventId: row.id, cycle: row.cycle })));
+    this.dispatcher.dispatch(updated);
     return { object: 'redelivery', count: updated.length };
   }
 
@@ -129,8 +156,8 @@ export class WebhookEventsService {
       verification: made.verification,
       test: true,
     };
-    const event = await this.outbox.record(change, at);
-    if (event.deliveryStatus === 'pending') this.dispatcher.dispatch([event.id]);
+    const { event, job } = await this.outbox.record(change, at);
+    this.dispatcher.dispatch([job]);
     return toWebhookEventResponse(event);
   }
 }

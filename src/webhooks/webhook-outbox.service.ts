@@ -4,6 +4,7 @@ import { DataSource } from 'typeorm';
 import { v7 as uuidv7 } from 'uuid';
 import { AccountsService } from 'src/accounts/accounts.service';
 import type { SqlParams } from 'src/common/sql-params';
+import { type DeliveryJobSource, jobSourceOf } from 'src/webhooks/delivery-job';
 import { WebhookEvent } from 'src/webhooks/webhook-event.entity';
 
 export const STATUS_CHANGED = 'verification.status_changed';
@@ -32,10 +33,11 @@ export class WebhookOutboxService {
   ) {}
 
   /** Builds and writes the event of a change that belongs to no transaction of the caller's. */
-  async record(change: StatusChange, at: Date = new Date()): Promise<WebhookEvent> {
-    const event = this.build(change, await this.accounts.webhookUrl(change.accountId), at);
+  async record(change: StatusChange, at: Date = new Date()): Promise<{ event: WebhookEvent; job: DeliveryJobSource }> {
+    const webhookUrl = await this.accounts.webhookUrl(change.accountId);
+    const event = this.build(change, webhookUrl, at);
     await this.dataSource.getRepository(WebhookEvent).insert(event);
-    return event;
+    return { event, job: jobSourceOf(event, webhookUrl) };
   }
 
   /** The event row for a change to an account whose webhook URL is `webhookUrl`, not yet written. */

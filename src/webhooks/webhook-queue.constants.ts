@@ -2,27 +2,17 @@ import type { JobOptions, QueueOptions } from 'bull';
 
 /** The one place that names the delivery queue, its job and their options. */
 export const DELIVERY_QUEUE = 'webhook-deliveries';
-export const DELIVER_JOB = 'deliver';
 /** A Bull queue used only to enqueue: its Redis client never buffers while disconnected. */
 export const DELIVERY_PRODUCER = Symbol('DELIVERY_PRODUCER');
 export const RETRY_BACKOFF = 'webhook-retry';
-
-/** Redis carries ids only; the event row is the truth. A redelivery cycle is a new job. */
-export interface DeliveryJobData {
-  eventId: string;
-  cycle: number;
-}
-
-export function deliveryJobId(data: DeliveryJobData): string {
-  return `${data.eventId}:${data.cycle}`;
-}
 
 /** The database counts attempts; Bull only needs to keep retrying until the processor stops it. */
 export const DELIVERY_JOB_OPTIONS: JobOptions = {
   attempts: 1_000_000_000,
   backoff: { type: RETRY_BACKOFF },
   removeOnComplete: { age: 3_600, count: 1_000 },
-  removeOnFail: { age: 86_400, count: 5_000 },
+  // The Failed tab is the operators' list of dead deliveries: it keeps a week of them.
+  removeOnFail: { age: 7 * 86_400, count: 10_000 },
   stackTraceLimit: 1,
 };
 

@@ -3,7 +3,8 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { Queue } from 'bull';
 import { DataSource } from 'typeorm';
 import { WebhookDispatcher } from 'src/webhooks/webhook-dispatcher.service';
-import { DELIVERY_PRODUCER, DeliveryJobData, deliveryJobId } from 'src/webhooks/webhook-queue.constants';
+import { type DeliveryJobSource, JOB_SOURCE_COLUMNS, deliveryJobId, jobSourceFrom } from 'src/webhooks/delivery-job';
+import { DELIVERY_PRODUCER } from 'src/webhooks/webhook-queue.constants';
 
 /** An event is relayed once it is this late: well past the enqueue after commit or a Bull delay. */
 const OVERDUE_MS = 3_000;
@@ -12,7 +13,8 @@ const SWEEP_LOCK = 7_277_003;
 
 /**
  * The relay: finds pending events that are due but have no live job (Redis was down at commit, the
- * process died between commit and enqueue, a job was lost) and enqueues them again. Safe with many
+ * process died between commit and enqueue, an operator removed or cleaned the job in the dashboard)
+ * and enqueues them again. Safe with many
  * workers: one sweeps at a time (advisory lock), and job ids make re-adds no-ops.
  */
 @Injectable()
@@ -21,7 +23,7 @@ export class WebhookSweeper {
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
-    @Inject(DELIVERY_PRODUCER) private readonly queue: Queue<DeliveryJobData>,
+    @Inject(DELIVERY_PRODUCER) private readonly queue: Queue,
     private readonly dispatcher: WebhookDispatcher,
   ) {}
 
@@ -32,22 +34,21 @@ export class WebhookSweeper {
         locked: boolean;
       }[];
       if (!locked) return 0;
-      const due: { id: string; cycle: number }[] = await manager.query(
-        `SELECT id, cycle FROM webhook_events
-          WHERE delivery_status = 'pending' AND next_attempt_at < now() - make_interval(secs => $1)
-          ORDER BY next_attempt_at LIMIT $2`,
+      const due: DeliveryJobSource[] = await manager.query(
+        `SELECT ${JOB_SOURCE_COLUMNS} FROM ${jobSourceFrom('webhook_events')}
+          WHERE e.delivery_status = 'pending' AND e.next_attempt_at < now() - make_interval(secs => $1)
+          ORDER BY e.next_attempt_at LIMIT $2`,
         [OVERDUE_MS / 1000, BATCH],
       );
-      const missing: DeliveryJobData[] = [];
-      for (const row of due) {
-        const data = { eventId: row.id, cycle: row.cycle };
-        const job = await this.queue.getJob(deliveryJobId(data));
+      const missing: DeliveryJobSource[] = [];
+      for (const event of due) {
+        const job = await this.queue.getJob(deliveryJobId({ eventId: event.id, cycle: event.cycle }));
         if (job) {
           const state = await job.getState();
           if (state !== 'completed' && state !== 'failed') continue;
           await job.remove();
         }
-        missing.push(data);
+        missing.push(event);
       }
       if (missing.length > 0) {
         await this.dispatcher.enqueue(missing);

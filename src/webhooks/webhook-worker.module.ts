@@ -12,6 +12,7 @@ import { WebhookHttpClient } from 'src/webhooks/webhook-http.client';
 import { deliveryQueueOptions } from 'src/webhooks/webhook-queue.factory';
 import { DELIVERY_QUEUE } from 'src/webhooks/webhook-queue.constants';
 import { WebhookQueueModule } from 'src/webhooks/webhook-queue.module';
+import { WebhookDispatcher } from 'src/webhooks/webhook-dispatcher.service';
 import { WebhookSweeper } from 'src/webhooks/webhook-sweeper.service';
 import { WebhookWorker } from 'src/webhooks/webhook-worker.service';
 
@@ -50,9 +51,15 @@ const SLOT_MARGIN_MS = 15_000;
     DeliveryStore,
     {
       provide: WebhookDeliveryProcessor,
-      inject: [APP_CONFIG, DeliveryStore, WebhookHttpClient, AccountSlots],
-      useFactory: (config: AppConfig, store: DeliveryStore, http: WebhookHttpClient, slots: AccountSlots) =>
-        new WebhookDeliveryProcessor(config, store, http, slots, new Logger(WebhookDeliveryProcessor.name)),
+      inject: [APP_CONFIG, DeliveryStore, WebhookHttpClient, AccountSlots, WebhookDispatcher],
+      useFactory: (
+        config: AppConfig,
+        store: DeliveryStore,
+        http: WebhookHttpClient,
+        slots: AccountSlots,
+        dispatcher: WebhookDispatcher,
+      ) =>
+        new WebhookDeliveryProcessor(config, store, http, slots, dispatcher, new Logger(WebhookDeliveryProcessor.name)),
     },
     WebhookSweeper,
     WebhookWorker,

@@ -5,7 +5,11 @@ import type { AppConfig } from 'src/config/app-config';
 import { APP_CONFIG } from 'src/config/config.module';
 import { WebhookDeliveryProcessor } from 'src/webhooks/webhook-delivery.processor';
 import { WebhookHttpClient } from 'src/webhooks/webhook-http.client';
-import { DELIVER_JOB, DELIVERY_QUEUE, DeliveryJobData } from 'src/webhooks/webhook-queue.constants';
+import type { DeliveryJobData } from 'src/webhooks/delivery-job';
+import { DELIVERY_QUEUE } from 'src/webhooks/webhook-queue.constants';
+
+/** Bull's name for "jobs of every name": a job is named by its event type. */
+const EVERY_JOB_NAME = '*';
 import { WebhookSweeper } from 'src/webhooks/webhook-sweeper.service';
 
 /**
@@ -32,7 +36,7 @@ export class WebhookWorker implements OnApplicationBootstrap, BeforeApplicationS
     this.timer = setInterval(() => this.sweep(), this.config.sweepIntervalMs);
     this.queue.on('error', (error: Error) => this.logger.warn(`delivery queue: ${error.message}`));
     this.queue
-      .process(DELIVER_JOB, this.config.webhookConcurrency, (job) => this.processor.process(job))
+      .process(EVERY_JOB_NAME, this.config.webhookConcurrency, (job) => this.processor.process(job))
       .catch((error: unknown) => this.logger.error(`delivery worker stopped: ${(error as Error).message}`));
     this.logger.log(`delivering webhooks, ${this.config.webhookConcurrency} at a time`);
   }

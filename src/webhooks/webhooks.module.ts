@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AccountsModule } from 'src/accounts/accounts.module';
 import { cursorCodecProvider } from 'src/common/cursor.provider';
+import { DeliveryOperator } from 'src/webhooks/delivery-operator.service';
 import { WebhookAttempt } from 'src/webhooks/webhook-attempt.entity';
 import { WebhookEvent } from 'src/webhooks/webhook-event.entity';
 import { WebhookEventsController } from 'src/webhooks/webhook-events.controller';
@@ -11,12 +12,13 @@ import { WebhookQueueModule } from 'src/webhooks/webhook-queue.module';
 
 /**
  * The webhooks feature as the API runs it: the outbox a status change writes into, the dispatcher
- * that queues its events, and the client's delivery log (list, detail, replay, test events).
+ * that queues its events, the client's delivery log (list, detail, replay, test events), and the
+ * operator's actions behind the queue dashboard's buttons.
  */
 @Module({
   imports: [TypeOrmModule.forFeature([WebhookEvent, WebhookAttempt]), AccountsModule, WebhookQueueModule],
   controllers: [WebhookEventsController],
-  providers: [cursorCodecProvider, WebhookOutboxService, WebhookEventsService],
-  exports: [WebhookQueueModule, WebhookOutboxService, WebhookEventsService],
+  providers: [cursorCodecProvider, WebhookOutboxService, WebhookEventsService, DeliveryOperator],
+  exports: [WebhookQueueModule, WebhookOutboxService, WebhookEventsService, DeliveryOperator],
 })
 export class WebhooksModule {}

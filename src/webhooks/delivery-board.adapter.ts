@@ -1,0 +1,71 @@
+import { BullAdapter } from '@bull-board/api/bullAdapter';
+import type { Job, Queue } from 'bull';
+import type { DeliveryJobData } from 'src/webhooks/delivery-job';
+import type { DeliveryOperator } from 'src/webhooks/delivery-operator.service';
+
+type BoardJob = NonNullable<Awaited<ReturnType<BullAdapter['getJob']>>>;
+type JobStatuses = Parameters<BullAdapter['getJobs']>[0];
+
+/** An error bull-board answers with its status code (its error handler reads `statusCode`). */
+class BoardError extends Error {
+  constructor(
+    readonly statusCode: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+const RETURN_VALUES: Record<string, string> = {
+  delivered: 'delivered',
+  skipped: 'skipped: a later delivery cycle replaced this one, or the event is gone',
+};
+
+/**
+ * bull-board's view of the delivery queue, with the buttons doing what the database needs: every
+ * job it hands the board has Retry = redeliver (a new cycle through DeliveryOperator; the old job
+ * leaves the Failed tab) and Promote = attempt now (the event's next attempt is made due first,
+ * else the worker would find it early and put it back). "Retry all" and "Promote all" go through
+ * the same jobs, so they do the same, in batches.
+ */
+export class DeliveryBoardAdapter extends BullAdapter {
+  constructor(
+    queue: Queue,
+    private readonly operator: DeliveryOperator,
+  ) {
+    super(queue, {
+      displayName: 'Webhook deliveries',
+      description:
+        'One job per delivery cycle of a webhook event, named by its type. Logs: one line per attempt. ' +
+        'Failed: dead deliveries (retries used up, or no webhook_url); Retry redelivers (same webhook-id). ' +
+        'Delayed: waiting for the next attempt; Promote attempts now.',
+    });
+    this.setFormatter('returnValue', (value: unknown) =>
+      typeof value === 'string' ? (RETURN_VALUES[value] ?? value) : value,
+    );
+  }
+
+  override async getJob(id: string): Promise<BoardJob | undefined | null> {
+    const job = await super.getJob(id);
+    return job && this.withOperatorActions(job as unknown as Job<DeliveryJobData>);
+  }
+
+  override async getJobs(statuses: JobStatuses, start?: number, end?: number): Promise<BoardJob[]> {
+    const jobs = await super.getJobs(statuses, start, end);
+    return jobs.map((job) => this.withOperatorActions(job as unknown as Job<DeliveryJobData>));
+  }
+
+  private withOperatorActions(job: Job<DeliveryJobData>): BoardJob {
+    const promote = job.promote.bind(job);
+    job.retry = async () => {
+      const next = await this.operator.redeliver(job.data.eventId);
+      if (!next) throw new BoardError(404, `The webhook event ${job.data.eventId} of this job no longer exists`);
+      if ((await job.getState()) === 'failed') await job.remove();
+    };
+    job.promote = async () => {
+      await this.operator.attemptNow(job.data);
+      await promote();
+    };
+    return job as unknown as BoardJob;
+  }
+}

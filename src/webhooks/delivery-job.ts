@@ -1,0 +1,156 @@
+import { webhookUrlOf } from 'src/accounts/account-sql';
+import type { DeliveryResult } from 'src/webhooks/webhook-http.client';
+
+/**
+ * What the queue dashboard shows of a delivery, so that an operator can read it without the API:
+ * one job per delivery cycle of an event, named by the event type, carrying ids and display strings
+ * only — never the payload or a secret. The processor reads `eventId` and `cycle` alone; the event
+ * row stays the truth.
+ */
+export interface DeliveryJobData {
+  eventId: string;
+  cycle: number;
+  accountId?: string;
+  /** Absent for a test event, whose verification is made up. */
+  verificationId?: string;
+  /** `processing → approved`. */
+  change?: string;
+  /** The webhook URL's host when the cycle was queued, or `no webhook_url`. */
+  target?: string;
+}
+
+/** An event as the queue needs it: from the outbox row just written, or read back by SQL. */
+export interface DeliveryJobSource {
+  id: string;
+  cycle: number;
+  type: string;
+  accountId: string;
+  verificationId: string;
+  test: boolean;
+  previousStatus: string | null;
+  status: string | null;
+  webhookUrl: string | null;
+}
+
+export interface DeliveryJob {
+  name: string;
+  data: DeliveryJobData;
+  opts: { jobId: string };
+}
+
+export const TEST_JOB_NAME = 'test';
+export const NO_TARGET = 'no webhook_url';
+
+export function deliveryJobId(data: Pick<DeliveryJobData, 'eventId' | 'cycle'>): string {
+  return `${data.eventId}:${data.cycle}`;
+}
+
+function hostOf(webhookUrl: string | null): string {
+  if (!webhookUrl) return NO_TARGET;
+  try {
+    return new URL(webhookUrl).host;
+  } catch {
+    return 'invalid webhook_url';
+  }
+}
+
+export function deliveryJob(source: DeliveryJobSource): DeliveryJob {
+  const change =
+    source.previousStatus || source.status
+      ? `${source.previousStatus ?? 'new'} → ${source.status ?? 'unknown'}`
+      : undefined;
+  const data: DeliveryJobData = {
+    eventId: source.id,
+    cycle: source.cycle,
+    accountId: source.accountId,
+    ...(source.test ? {} : { verificationId: source.verificationId }),
+    ...(change ? { change } : {}),
+    target: hostOf(source.webhookUrl),
+  };
+  return {
+    name: source.test ? TEST_JOB_NAME : source.type,
+    data,
+    opts: { jobId: deliveryJobId(data) },
+  };
+}
+
+interface FrozenPayload {
+  test?: boolean;
+  data?: { previous_status?: string | null; verification?: { status?: string } };
+}
+
+/** The source of an event whose row was just built in the app (its body is the frozen payload). */
+export function jobSourceOf(
+  event: { id: string; cycle: number; type: string; accountId: string; verificationId: string; body: string },
+  webhookUrl: string | null,
+): DeliveryJobSource {
+  const payload = JSON.parse(event.body) as FrozenPayload;
+  return {
+    id: event.id,
+    cycle: event.cycle,
+    type: event.type,
+    accountId: event.accountId,
+    verificationId: event.verificationId,
+    test: payload.test === true,
+    previousStatus: payload.data?.previous_status ?? null,
+    status: payload.data?.verification?.status ?? null,
+    webhookUrl,
+  };
+}
+
+/**
+ * The same source read by SQL from the webhook_events row `e` (its body parsed once, by the
+ * lateral `p`): for the sweeper and redeliveries. Use with `jobSourceFrom('e')` in FROM.
+ */
+export const JOB_SOURCE_COLUMNS = `e.id, e.cycle, e.type, e.account_id AS "accountId", e.verification_id AS "verificationId",
+  coalesce(p.payload ->> 'test' = 'true', false) AS test, p.payload #>> '{data,previous_status}' AS "previousStatus",
+  p.payload #>> '{data,verification,status}' AS status, ${webhookUrlOf('e.account_id')} AS "webhookUrl"`;
+
+export function jobSourceFrom(rows: string): string {
+  return `${rows} e CROSS JOIN LATERAL (SELECT e.body::jsonb AS payload) p`;
+}
+
+/** `825 ms`, `5s`, `30m`, `2h`, `2h 30m`: how far off the next attempt is. */
+export function formatDelay(ms: number): string {
+  if (ms < 1_000) return `${Math.round(ms)} ms`;
+  const seconds = Math.round(ms / 1_000);
+  if (seconds < 60) return `${seconds}s`;
+  const minutes = Math.round(ms / 60_000);
+  if (minutes < 60) return `${minutes}m`;
+  const hours = Math.floor(minutes / 60);
+  const rest = minutes % 60;
+  return rest === 0 ? `${hours}h` : `${hours}h ${rest}m`;
+}
+
+/** What one attempt came to, in the words of the delivery log (`HTTP 500`, `timeout`, …). */
+export function attemptResultText(result: Pick<DeliveryResult, 'error' | 'responseStatus'>): string {
+  return result.error ?? `HTTP ${result.responseStatus}`;
+}
+
+export type AttemptEnd = { kind: 'delivered' } | { kind: 'retry'; delayMs: number } | { kind: 'failed' };
+
+/** The job log line of one attempt: `attempt 3/8 · HTTP 500 · 120 ms · next in 30m`. */
+export function attemptLogLine(
+  number: number,
+  maxAttempts: number,
+  result: Pick<DeliveryResult, 'error' | 'responseStatus' | 'durationMs'>,
+  end: AttemptEnd,
+): string {
+  const next =
+    end.kind === 'delivered' ? 'delivered' : end.kind === 'retry' ? `next in ${formatDelay(end.delayMs)}` : 'gave up';
+  return `attempt ${number}/${maxAttempts} · ${attemptResultText(result)} · ${Math.round(result.durationMs)} ms · ${next}`;
+}
+
+/** The reason of a delayed job: the last error, and when the next attempt is. */
+export function retryReason(number: number, maxAttempts: number, error: string, delayMs: number): string {
+  return `attempt ${number}/${maxAttempts}: ${error}; next attempt in ${formatDelay(delayMs)}`;
+}
+
+export const NO_URL_REASON = 'no webhook_url: the account has no endpoint, nothing was sent';
+
+/** The reason of a failed job, from the event row: why the cycle is dead. */
+export function failureReason(event: { cycleAttempts: number; lastError: string | null }): string {
+  if (event.cycleAttempts === 0) return NO_URL_REASON;
+  const attempts = `${event.cycleAttempts} attempt${event.cycleAttempts === 1 ? '' : 's'}`;
+  return `gave up after ${attempts}: ${event.lastError ?? 'unknown error'}`;
+}

@@ -1,0 +1,46 @@
+import { Injectable } from '@nestjs/common';
+import { MicroBatcher } from 'src/common/micro-batcher';
+import { isUuid } from 'src/common/uuid';
+import type { DeliveryJobData, DeliveryJobSource } from 'src/webhooks/delivery-job';
+import { WebhookDispatcher } from 'src/webhooks/webhook-dispatcher.service';
+import { WebhookEventsService } from 'src/webhooks/webhook-events.service';
+
+/**
+ * The operator's actions on deliveries, as the queue dashboard's buttons do them: Retry is a
+ * redelivery (a new cycle with the full schedule, same webhook-id — what the redeliver route does,
+ * for any account), Promote makes the next attempt due now. The dashboard's "Retry all" and
+ * "Promote all" press the button of each job in one go; the calls made together are batched into
+ * one statement and one enqueue.
+ */
+@Injectable()
+export class DeliveryOperator {
+  private readonly redeliveries = new MicroBatcher<string, DeliveryJobSource | undefined>((ids) =>
+    this.redeliverMany(ids),
+  );
+  private readonly promotions = new MicroBatcher<Pick<DeliveryJobData, 'eventId' | 'cycle'>, void>(async (refs) => {
+    await this.events.attemptNow(refs);
+    return refs.map(() => undefined);
+  });
+
+  constructor(
+    private readonly events: WebhookEventsService,
+    private readonly dispatcher: WebhookDispatcher,
+  ) {}
+
+  /** The new cycle's job once it is queued; undefined when the event no longer exists. */
+  redeliver(eventId: string): Promise<DeliveryJobSource | undefined> {
+    return this.redeliveries.submit(eventId);
+  }
+
+  attemptNow(ref: Pick<DeliveryJobData, 'eventId' | 'cycle'>): Promise<void> {
+    return this.promotions.submit(ref);
+  }
+
+  private async redeliverMany(ids: string[]): Promise<(DeliveryJobSource | undefined)[]> {
+    // Job data can be edited in the dashboard; an id that is not a UUID matches no event.
+    const jobs = await this.events.redeliverForOperator([...new Set(ids.filter(isUuid))]);
+    await this.dispatcher.enqueue(jobs);
+    const byId = new Map(jobs.map((job) => [job.id, job]));
+    return ids.map((id) => byId.get(id));
+  }
+}
