@@ -1,0 +1,468 @@
+import { randomBytes } from 'node:crypto';
+import type { Response, Test } from 'supertest';
+import { expectError } from './helpers/expect-error';
+import { createAccount, createVerification, createVerificationInStatus, transition } from './helpers/factories';
+import { RedisServer } from './helpers/redis-server';
+import { TestApp, startApp } from './helpers/test-app';
+import { WebhookReceiver, verifySignature } from './helpers/webhook-receiver';
+
+const QUEUE = 'webhook-deliveries';
+/** U+2192, as the job data writes a status change. */
+const ARROW = '\u2192';
+
+interface BoardJob {
+  id: string;
+  name: string;
+  data: Record<string, unknown>;
+  failedReason?: string;
+}
+
+/** bull-board's GET /api/queues/:queueName/:jobId. */
+interface JobView {
+  status: string;
+  job: BoardJob;
+}
+
+interface EventJson {
+  id: string;
+  type: string;
+  delivery_status: string;
+  attempt_count: number;
+  last_error: string | null;
+  payload: { data: { verification: { id: string; status: string } } };
+}
+
+/** A request to the dashboard, as operator `admin` with the admin token. */
+function board(t: TestApp, path: string, method: 'get' | 'put' = 'get'): Test {
+  const credentials = Buffer.from(`admin:${t.adminToken}`).toString('base64');
+  return t.http[method](`/admin/queues${path}`).set('authorization', `Basic ${credentials}`);
+}
+
+/** The dashboard API path of one delivery cycle's job (the UI encodes the id the same way). */
+function jobPath(eventId: string, cycle = 1): string {
+  return `/api/queues/${QUEUE}/${encodeURIComponent(`${eventId}:${cycle}`)}`;
+}
+
+/** Polls `read` until `done` holds; fails after the deadline showing the last value read. */
+async function waitFor<T>(read: () => Promise<T>, done: (value: T) => boolean, what: string, timeoutMs = 15_000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (done(value)) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; last seen: ${JSON.stringify(value)}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/** A 2xx; on failure the message shows what bull-board or the service answered instead. */
+function expectSuccess(res: Response): void {
+  expect(`${res.status} ${JSON.stringify(res.body)}`).toMatch(/^2\d\d /);
+}
+
+async function readJob(t: TestApp, eventId: string, cycle = 1): Promise<JobView | null> {
+  const res = await board(t, jobPath(eventId, cycle));
+  if (res.status === 404) return null;
+  expect(res.status).toBe(200);
+  return res.body as JobView;
+}
+
+function waitForJob(t: TestApp, eventId: string, status: string, cycle = 1): Promise<JobView> {
+  return waitFor(
+    () => readJob(t, eventId, cycle),
+    (view) => view?.status === status,
+    `job ${eventId}:${cycle} to be ${status}`,
+  ) as Promise<JobView>;
+}
+
+async function jobLogs(t: TestApp, eventId: string, cycle = 1): Promise<string[]> {
+  const res = await board(t, `${jobPath(eventId, cycle)}/logs`);
+  expect(res.status).toBe(200);
+  return res.body as string[];
+}
+
+/** Ids of the queue's jobs in one status, as the dashboard's tab lists them. */
+async function jobIds(t: TestApp, status: 'failed' | 'delayed' | 'completed'): Promise<string[]> {
+  const res = await board(t, `/api/queues?activeQueue=${QUEUE}&status=${status}&page=1&jobsPerPage=300`);
+  expect(res.status).toBe(200);
+  const queue = (res.body.queues as { name: string; jobs: BoardJob[] }[]).find((q) => q.name === QUEUE);
+  return (queue?.jobs ?? []).map((job) => job.id);
+}
+
+async function eventDetail(t: TestApp, secret: string, id: string): Promise<EventJson> {
+  const res = await t.http.get(`/api/v1/public/kyc/webhook-events/${id}`).set('authorization', `Bearer ${secret}`);
+  expect(res.status).toBe(200);
+  return res.body as EventJson;
+}
+
+function waitForDelivery(t: TestApp, secret: string, id: string, status: string, timeoutMs = 15_000) {
+  return waitFor(
+    () => eventDetail(t, secret, id),
+    (event) => event.delivery_status === status,
+    `event ${id} to be ${status}`,
+    timeoutMs,
+  );
+}
+
+/** The id of the event of a verification's change to `status`. */
+async function eventOf(t: TestApp, secret: string, verificationId: string, status: string): Promise<string> {
+  const res = await t.http
+    .get(`/api/v1/public/kyc/webhook-events?verification_id=${verificationId}&limit=100`)
+    .set('authorization', `Bearer ${secret}`);
+  expect(res.status).toBe(200);
+  const matching = (res.body.data as EventJson[]).filter((e) => e.payload.data.verification.status === status);
+  expect(matching).toHaveLength(1);
+  return matching[0].id;
+}
+
+async function storedCycle(t: TestApp, id: string): Promise<{ cycle: number; delivery_status: string } | undefined> {
+  const { rows } = await t.db.query('SELECT cycle, delivery_status FROM webhook_events WHERE id = $1', [id]);
+  return rows[0] as { cycle: number; delivery_status: string } | undefined;
+}
+
+/** One receiver per test, so each test programs its own replies; all closed with the app. */
+function receivers(): { start(): Promise<WebhookReceiver>; closeAll(): Promise<void> } {
+  const started: WebhookReceiver[] = [];
+  return {
+    start: async () => {
+      const receiver = await WebhookReceiver.start();
+      started.push(receiver);
+      return receiver;
+    },
+    closeAll: async () => {
+      await Promise.all(started.map((receiver) => receiver.close()));
+    },
+  };
+}
+
+const ONE_ATTEMPT_OF_THREE = /^attempt 1\/3 · HTTP 200 · \d+ ms · delivered$/;
+
+describe('queue dashboard: one job per delivery cycle, with its attempts and outcome', () => {
+  let t: TestApp;
+  const hooks = receivers();
+
+  beforeAll(async () => {
+    t = await startApp({
+      APP_ROLE: 'all',
+      QUEUE_PREFIX: `${process.env.QUEUE_PREFIX}_board_jobs`,
+      WEBHOOK_RETRY_SCHEDULE: '200ms,200ms',
+      WEBHOOK_TIMEOUT_MS: '3000',
+      OUTBOX_SWEEP_INTERVAL_MS: '300',
+    });
+  });
+
+  afterAll(async () => {
+    await t.close();
+    await hooks.closeAll();
+  });
+
+  it('names a job by its event type; its data shows ids, the change and the target, never the payload or a secret', async () => {
+    const receiver = await hooks.start();
+    const account = await createAccount(t, { webhook_url: receiver.url });
+    const externalUserId = `dash-user-${randomBytes(6).toString('hex')}`;
+    const created = await createVerification(t, account.id, {
+      external_user_id: externalUserId,
+      applicant: { first_name: 'Grace', last_name: 'Hopper', email: 'grace.hopper@example.com' },
+    });
+    await transition(t, created.id, { status: 'processing' });
+    await transition(t, created.id, { status: 'approved' });
+    const target = `127.0.0.1:${receiver.port}`;
+
+    for (const [status, change] of [
+      ['processing', `pending ${ARROW} processing`],
+      ['approved', `processing ${ARROW} approved`],
+    ]) {
+      const eventId = await eventOf(t, account.secret, created.id, status);
+      const { job } = await waitForJob(t, eventId, 'completed');
+      expect(job.id).toBe(`${eventId}:1`);
+      expect(job.name).toBe('verification.status_changed');
+      expect(job.data).toEqual({
+        eventId,
+        cycle: 1,
+        accountId: account.id,
+        verificationId: created.id,
+        change,
+        target,
+      });
+      const data = JSON.stringify(job.data);
+      for (const leak of ['whsec_', account.secret, externalUserId, 'Hopper', 'grace.hopper@example.com'])
+        expect(data).not.toContain(leak);
+      expect(await jobLogs(t, eventId)).toEqual([expect.stringMatching(ONE_ATTEMPT_OF_THREE)]);
+    }
+
+    const test = await t.http
+      .post('/api/v1/public/kyc/webhook-events/test')
+      .set('authorization', `Bearer ${account.secret}`)
+      .send({ status: 'approved' });
+    expect(test.status).toBe(202);
+    const { job } = await waitForJob(t, test.body.id, 'completed');
+    expect(job.name).toBe('test');
+    expect(job.data).toEqual({
+      eventId: test.body.id,
+      cycle: 1,
+      accountId: account.id,
+      change: `processing ${ARROW} approved`,
+      target,
+    });
+    expect(job.data).not.toHaveProperty('verificationId');
+    for (const leak of ['whsec_', 'test_user']) expect(JSON.stringify(job.data)).not.toContain(leak);
+  });
+
+  it('logs every attempt and ends a cycle that used up the schedule as a failed job, as the delivery log says', async () => {
+    const receiver = await hooks.start();
+    receiver.respondWith({ status: 500 });
+    const account = await createAccount(t, { webhook_url: receiver.url });
+    const v = await createVerificationInStatus(t, account.id, 'processing');
+    const eventId = await eventOf(t, account.secret, v.id, 'processing');
+
+    const { job } = await waitForJob(t, eventId, 'failed');
+    expect(job.failedReason).toBe('gave up after 3 attempts: HTTP 500');
+    expect(await jobLogs(t, eventId)).toEqual([
+      expect.stringMatching(/^attempt 1\/3 · HTTP 500 · \d+ ms · next in \d/),
+      expect.stringMatching(/^attempt 2\/3 · HTTP 500 · \d+ ms · next in \d/),
+      expect.stringMatching(/^attempt 3\/3 · HTTP 500 · \d+ ms · gave up$/),
+    ]);
+    expect(await jobIds(t, 'failed')).toContain(`${eventId}:1`);
+    expect(receiver.for(eventId)).toHaveLength(3);
+    const event = await eventDetail(t, account.secret, eventId);
+    expect(event).toMatchObject({ delivery_status: 'failed', attempt_count: 3, last_error: 'HTTP 500' });
+  });
+
+  it('shows an event of an account without a webhook_url as a failed job', async () => {
+    const account = await createAccount(t);
+    const v = await createVerificationInStatus(t, account.id, 'processing');
+    const eventId = await eventOf(t, account.secret, v.id, 'processing');
+
+    const { job } = await waitForJob(t, eventId, 'failed');
+    expect(job.failedReason).toMatch(/^no webhook_url/);
+    expect(job.data).toMatchObject({ eventId, cycle: 1, accountId: account.id, target: 'no webhook_url' });
+    expect(await jobIds(t, 'failed')).toContain(`${eventId}:1`);
+    const event = await eventDetail(t, account.secret, eventId);
+    expect(event).toMatchObject({ delivery_status: 'failed', attempt_count: 0 });
+  });
+
+  it('retries a failed job as a redelivery: a new cycle and job, the same webhook-id', async () => {
+    const receiver = await hooks.start();
+    receiver.respondWith({ status: 500 });
+    const account = await createAccount(t, { webhook_url: receiver.url });
+    const v = await createVerificationInStatus(t, account.id, 'processing');
+    const eventId = await eventOf(t, account.secret, v.id, 'processing');
+    await waitForJob(t, eventId, 'failed');
+    expect(await storedCycle(t, eventId)).toEqual({ cycle: 1, delivery_status: 'failed' });
+
+    // Slow enough that the new cycle is seen pending before it is delivered.
+    receiver.respondWith({ status: 200, delayMs: 700 });
+    expectSuccess(await board(t, `${jobPath(eventId)}/retry`, 'put'));
+    await waitFor(
+      () => storedCycle(t, eventId),
+      (row) => row?.cycle === 2 && row.delivery_status === 'pending',
+      `event ${eventId} to start cycle 2`,
+    );
+    const delivered = await waitForDelivery(t, account.secret, eventId, 'delivered');
+    expect(delivered.attempt_count).toBe(4);
+    expect(await storedCycle(t, eventId)).toEqual({ cycle: 2, delivery_status: 'delivered' });
+
+    expect(receiver.requests.map((r) => r.headers['webhook-id'])).toEqual([eventId, eventId, eventId, eventId]);
+    expect(new Set(receiver.requests.map((r) => r.body)).size).toBe(1);
+    expect(() => verifySignature(account.secret, receiver.requests[3])).not.toThrow();
+
+    expect(await jobIds(t, 'failed')).not.toContain(`${eventId}:1`);
+    const { job } = await waitForJob(t, eventId, 'completed', 2);
+    expect(job.data).toMatchObject({ eventId, cycle: 2 });
+    expect(await jobLogs(t, eventId, 2)).toEqual([expect.stringMatching(ONE_ATTEMPT_OF_THREE)]);
+  });
+
+  it("answers a retry of a job whose event no longer exists with 404 and the contract's error body", async () => {
+    const receiver = await hooks.start();
+    receiver.respondWith({ status: 500 });
+    const account = await createAccount(t, { webhook_url: receiver.url });
+    const v = await createVerificationInStatus(t, account.id, 'processing');
+    const eventId = await eventOf(t, account.secret, v.id, 'processing');
+    await waitForJob(t, eventId, 'failed');
+    await t.db.query('DELETE FROM webhook_events WHERE id = $1', [eventId]);
+
+    expectError(await board(t, `${jobPath(eventId)}/retry`, 'put'), 404, 'not_found');
+  });
+});
+
+describe('queue dashboard: retry all failed', () => {
+  let t: TestApp;
+  const hooks = receivers();
+
+  beforeAll(async () => {
+    t = await startApp({
+      APP_ROLE: 'all',
+      QUEUE_PREFIX: `${process.env.QUEUE_PREFIX}_board_retry_all`,
+      WEBHOOK_RETRY_SCHEDULE: '200ms,200ms',
+      WEBHOOK_TIMEOUT_MS: '1000',
+      OUTBOX_SWEEP_INTERVAL_MS: '300',
+    });
+  });
+
+  afterAll(async () => {
+    await t.close();
+    await hooks.closeAll();
+  });
+
+  it('revives every failed event of an account, each delivered with its own webhook-id', async () => {
+    const receiver = await hooks.start();
+    receiver.respondWith({ status: 500 });
+    const account = await createAccount(t, { webhook_url: receiver.url });
+    const eventIds: string[] = [];
+    for (let i = 0; i < 3; i += 1) {
+      const v = await createVerificationInStatus(t, account.id, 'processing');
+      eventIds.push(await eventOf(t, account.secret, v.id, 'processing'));
+    }
+    for (const id of eventIds) await waitForJob(t, id, 'failed');
+
+    receiver.respondWith({ status: 200 });
+    expectSuccess(await board(t, `/api/queues/${QUEUE}/retry/failed`, 'put'));
+
+    for (const id of eventIds) {
+      const event = await waitForDelivery(t, account.secret, id, 'delivered');
+      expect(event.attempt_count).toBe(4);
+      const received = receiver.requests.filter((r) => JSON.parse(r.body).id === id);
+      expect(received.map((r) => r.headers['webhook-id'])).toEqual([id, id, id, id]);
+      expect(await storedCycle(t, id)).toEqual({ cycle: 2, delivery_status: 'delivered' });
+      await waitForJob(t, id, 'completed', 2);
+    }
+    const failed = await jobIds(t, 'failed');
+    for (const id of eventIds) expect(failed).not.toContain(`${id}:1`);
+  });
+});
+
+describe('queue dashboard: delayed jobs', () => {
+  let t: TestApp;
+  const hooks = receivers();
+
+  beforeAll(async () => {
+    t = await startApp({
+      APP_ROLE: 'all',
+      QUEUE_PREFIX: `${process.env.QUEUE_PREFIX}_board_delayed`,
+      WEBHOOK_RETRY_SCHEDULE: '3s,1h',
+      WEBHOOK_TIMEOUT_MS: '1000',
+      OUTBOX_SWEEP_INTERVAL_MS: '300',
+    });
+  });
+
+  afterAll(async () => {
+    await t.close();
+    await hooks.closeAll();
+  });
+
+  it('shows a cycle still retrying as a delayed job with the last error, and promote makes the next attempt now', async () => {
+    const receiver = await hooks.start();
+    receiver.replies([{ status: 500 }, { status: 500 }, { status: 200 }]);
+    const account = await createAccount(t, { webhook_url: receiver.url });
+    const v = await createVerificationInStatus(t, account.id, 'processing');
+    const eventId = await eventOf(t, account.secret, v.id, 'processing');
+
+    await receiver.waitForCount(eventId, 2);
+    await waitFor(
+      () => jobLogs(t, eventId),
+      (logs) => logs.length === 2,
+      'the second attempt in the job log',
+    );
+    const { job } = await waitForJob(t, eventId, 'delayed');
+    expect(job.failedReason).toBe('HTTP 500');
+    expect(await jobIds(t, 'delayed')).toContain(`${eventId}:1`);
+    expect(await jobLogs(t, eventId)).toEqual([
+      expect.stringMatching(/^attempt 1\/3 · HTTP 500 · \d+ ms · next in \d/),
+      expect.stringMatching(/^attempt 2\/3 · HTTP 500 · \d+ ms · next in \d/),
+    ]);
+    expect(await eventDetail(t, account.secret, eventId)).toMatchObject({
+      delivery_status: 'pending',
+      last_error: 'HTTP 500',
+    });
+
+    expectSuccess(await board(t, `${jobPath(eventId)}/promote`, 'put'));
+    await receiver.waitForCount(eventId, 3, 10_000);
+    await waitForDelivery(t, account.secret, eventId, 'delivered');
+    await waitForJob(t, eventId, 'completed');
+    expect((await jobLogs(t, eventId))[2]).toMatch(/^attempt 3\/3 · HTTP 200 · \d+ ms · delivered$/);
+  });
+
+  it('never loses an event whose delayed job is removed in the dashboard: the sweeper queues it again', async () => {
+    const receiver = await hooks.start();
+    receiver.replies([{ status: 500 }, { status: 200 }]);
+    const account = await createAccount(t, { webhook_url: receiver.url });
+    const v = await createVerificationInStatus(t, account.id, 'processing');
+    const eventId = await eventOf(t, account.secret, v.id, 'processing');
+    await receiver.waitForCount(eventId, 1);
+    await waitForJob(t, eventId, 'delayed');
+
+    expectSuccess(await board(t, `${jobPath(eventId)}/clean`, 'put'));
+    expect(await readJob(t, eventId)).toBeNull();
+
+    await waitForDelivery(t, account.secret, eventId, 'delivered', 20_000);
+    expect(receiver.for(eventId)).toHaveLength(2);
+  });
+});
+
+describe('queue dashboard with Redis down', () => {
+  let t: TestApp;
+  let redis: RedisServer;
+
+  beforeAll(async () => {
+    redis = await RedisServer.reserve();
+    await redis.start();
+    t = await startApp({
+      APP_ROLE: 'api',
+      REDIS_URL: redis.url,
+      QUEUE_PREFIX: `${process.env.QUEUE_PREFIX}_board_redis_down`,
+    });
+  });
+
+  afterAll(async () => {
+    await t.close();
+    await redis.stop();
+  });
+
+  /** An event whose job waits in the queue: no worker in this process, so its URL is never called. */
+  async function queuedEvent(): Promise<string> {
+    const account = await createAccount(t, { webhook_url: 'http://127.0.0.1:9/hook' });
+    const v = await createVerificationInStatus(t, account.id, 'processing');
+    const eventId = await eventOf(t, account.secret, v.id, 'processing');
+    await waitFor(
+      () => readJob(t, eventId),
+      (view) => view !== null,
+      `job ${eventId}:1 to be queued`,
+    );
+    return eventId;
+  }
+
+  it('answers 503 service_unavailable on every dashboard route while Redis is down, and serves again once it is back', async () => {
+    const eventId = await queuedEvent();
+    expect((await board(t, '')).status).toBe(200);
+
+    await redis.stop();
+    const routes: [string, 'get' | 'put'][] = [
+      ['', 'get'],
+      ['/api/queues', 'get'],
+      [`/api/queues?activeQueue=${QUEUE}&status=failed&page=1`, 'get'],
+      [jobPath(eventId), 'get'],
+      [`${jobPath(eventId)}/logs`, 'get'],
+      [`${jobPath(eventId)}/retry`, 'put'],
+      [`${jobPath(eventId)}/promote`, 'put'],
+      [`/api/queues/${QUEUE}/retry/failed`, 'put'],
+    ];
+    const answers: Response[] = [];
+    for (const [path, method] of routes) answers.push(await board(t, path, method));
+    const label = ([path, method]: [string, string]) => `${method.toUpperCase()} /admin/queues${path}`;
+    expect(answers.map((res, i) => `${label(routes[i])} → ${res.status} ${res.body?.error?.code}`)).toEqual(
+      routes.map((route) => `${label(route)} → 503 service_unavailable`),
+    );
+    for (const res of answers) expectError(res, 503, 'service_unavailable');
+
+    await redis.start();
+    await waitFor(
+      async () => (await board(t, '/api/queues')).status,
+      (status) => status === 200,
+      'the dashboard API to answer again',
+    );
+    const page = await board(t, '');
+    expect(page.status).toBe(200);
+    expect(page.headers['content-type']).toMatch(/html/);
+    const fresh = await queuedEvent();
+    expect((await readJob(t, fresh))?.job.id).toBe(`${fresh}:1`);
+  });
+});
