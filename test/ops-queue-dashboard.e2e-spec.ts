@@ -401,12 +401,14 @@ describe('queue dashboard: delayed jobs', () => {
 describe('queue dashboard with Redis down', () => {
   let t: TestApp;
   let redis: RedisServer;
+  let receiver: WebhookReceiver;
 
   beforeAll(async () => {
+    receiver = await WebhookReceiver.start();
     redis = await RedisServer.reserve();
     await redis.start();
     t = await startApp({
-      APP_ROLE: 'api',
+      APP_ROLE: 'all',
       REDIS_URL: redis.url,
       QUEUE_PREFIX: `${process.env.QUEUE_PREFIX}_board_redis_down`,
     });
@@ -415,23 +417,20 @@ describe('queue dashboard with Redis down', () => {
   afterAll(async () => {
     await t.close();
     await redis.stop();
+    await receiver.close();
   });
 
-  /** An event whose job waits in the queue: no worker in this process, so its URL is never called. */
-  async function queuedEvent(): Promise<string> {
-    const account = await createAccount(t, { webhook_url: 'http://127.0.0.1:9/hook' });
+  /** An event delivered while Redis is up: its job is in the dashboard. */
+  async function deliveredEvent(): Promise<string> {
+    const account = await createAccount(t, { webhook_url: receiver.url });
     const v = await createVerificationInStatus(t, account.id, 'processing');
     const eventId = await eventOf(t, account.secret, v.id, 'processing');
-    await waitFor(
-      () => readJob(t, eventId),
-      (view) => view !== null,
-      `job ${eventId}:1 to be queued`,
-    );
+    await waitForJob(t, eventId, 'completed');
     return eventId;
   }
 
   it('answers 503 service_unavailable on every dashboard route while Redis is down, and serves again once it is back', async () => {
-    const eventId = await queuedEvent();
+    const eventId = await deliveredEvent();
     expect((await board(t, '')).status).toBe(200);
 
     await redis.stop();
@@ -453,6 +452,7 @@ describe('queue dashboard with Redis down', () => {
     );
     for (const res of answers) expectError(res, 503, 'service_unavailable');
 
+    // The restarted redis-server is empty: the dashboard serves again, and a new event's job shows.
     await redis.start();
     await waitFor(
       async () => (await board(t, '/api/queues')).status,
@@ -462,7 +462,7 @@ describe('queue dashboard with Redis down', () => {
     const page = await board(t, '');
     expect(page.status).toBe(200);
     expect(page.headers['content-type']).toMatch(/html/);
-    const fresh = await queuedEvent();
+    const fresh = await deliveredEvent();
     expect((await readJob(t, fresh))?.job.id).toBe(`${fresh}:1`);
   });
 });
