@@ -271,16 +271,19 @@ describe('queue dashboard: one job per delivery cycle, with its attempts and out
     expect(await jobLogs(t, eventId, 2)).toEqual([expect.stringMatching(ONE_ATTEMPT_OF_THREE)]);
   });
 
-  it("answers a retry of a job whose event no longer exists with 404 and the contract's error body", async () => {
+  it('takes a failed job whose event no longer exists off the Failed tab on Retry, queuing nothing', async () => {
     const receiver = await hooks.start();
     receiver.respondWith({ status: 500 });
     const account = await createAccount(t, { webhook_url: receiver.url });
     const v = await createVerificationInStatus(t, account.id, 'processing');
     const eventId = await eventOf(t, account.secret, v.id, 'processing');
     await waitForJob(t, eventId, 'failed');
+    await t.db.query('DELETE FROM webhook_attempts WHERE event_id = $1', [eventId]);
     await t.db.query('DELETE FROM webhook_events WHERE id = $1', [eventId]);
 
-    expectError(await board(t, `${jobPath(eventId)}/retry`, 'put'), 404, 'not_found');
+    expectSuccess(await board(t, `${jobPath(eventId)}/retry`, 'put'));
+    expect(await jobIds(t, 'failed')).not.toContain(`${eventId}:1`);
+    expect((await board(t, jobPath(eventId, 2))).status).toBe(404);
   });
 });
 
@@ -313,6 +316,12 @@ describe('queue dashboard: retry all failed', () => {
       eventIds.push(await eventOf(t, account.secret, v.id, 'processing'));
     }
     for (const id of eventIds) await waitForJob(t, id, 'failed');
+    // One more dead delivery whose event has since been deleted must not stop the others.
+    const gone = await createVerificationInStatus(t, account.id, 'processing');
+    const goneId = await eventOf(t, account.secret, gone.id, 'processing');
+    await waitForJob(t, goneId, 'failed');
+    await t.db.query('DELETE FROM webhook_attempts WHERE event_id = $1', [goneId]);
+    await t.db.query('DELETE FROM webhook_events WHERE id = $1', [goneId]);
 
     receiver.respondWith({ status: 200 });
     expectSuccess(await board(t, `/api/queues/${QUEUE}/retry/failed`, 'put'));
@@ -326,7 +335,7 @@ describe('queue dashboard: retry all failed', () => {
       await waitForJob(t, id, 'completed', 2);
     }
     const failed = await jobIds(t, 'failed');
-    for (const id of eventIds) expect(failed).not.toContain(`${id}:1`);
+    for (const id of [...eventIds, goneId]) expect(failed).not.toContain(`${id}:1`);
   });
 });
 
@@ -363,8 +372,8 @@ describe('queue dashboard: delayed jobs', () => {
       'the second attempt in the job log',
     );
     const { job } = await waitForJob(t, eventId, 'delayed');
-    // The reason carries the last error; it may say more (which attempt, when the next one is).
-    expect(job.failedReason).toContain('HTTP 500');
+    // The reason is the last error, then which attempt it was and when the next one is.
+    expect(job.failedReason).toMatch(/^HTTP 500 \(attempt 2\/3; next in \d[^)]*\)$/);
     expect(await jobIds(t, 'delayed')).toContain(`${eventId}:1`);
     expect(await jobLogs(t, eventId)).toEqual([
       expect.stringMatching(/^attempt 1\/3 · HTTP 500 · \d+ ms · next in \d/),

@@ -6,16 +6,6 @@ import type { DeliveryOperator } from 'src/webhooks/delivery-operator.service';
 type BoardJob = NonNullable<Awaited<ReturnType<BullAdapter['getJob']>>>;
 type JobStatuses = Parameters<BullAdapter['getJobs']>[0];
 
-/** An error bull-board answers with its status code (its error handler reads `statusCode`). */
-class BoardError extends Error {
-  constructor(
-    readonly statusCode: number,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
 const RETURN_VALUES: Record<string, string> = {
   delivered: 'delivered',
   skipped: 'skipped: a later delivery cycle replaced this one, or the event is gone',
@@ -58,8 +48,9 @@ export class DeliveryBoardAdapter extends BullAdapter {
   private withOperatorActions(job: Job<DeliveryJobData>): BoardJob {
     const promote = job.promote.bind(job);
     job.retry = async () => {
-      const next = await this.operator.redeliver(job.data.eventId);
-      if (!next) throw new BoardError(404, `The webhook event ${job.data.eventId} of this job no longer exists`);
+      // A job whose event is gone (deleted by retention) has nothing to revive: it only leaves the
+      // Failed tab, so that "Retry all" goes on through the others.
+      await this.operator.redeliver(job.data.eventId);
       if ((await job.getState()) === 'failed') await job.remove();
     };
     job.promote = async () => {

@@ -141,9 +141,9 @@ export function attemptLogLine(
   return `attempt ${number}/${maxAttempts} · ${attemptResultText(result)} · ${Math.round(result.durationMs)} ms · ${next}`;
 }
 
-/** The reason of a delayed job: the last error, and when the next attempt is. */
+/** The reason of a delayed job: the last error, then which attempt it was and when the next one is. */
 export function retryReason(number: number, maxAttempts: number, error: string, delayMs: number): string {
-  return `attempt ${number}/${maxAttempts}: ${error}; next attempt in ${formatDelay(delayMs)}`;
+  return `${error} (attempt ${number}/${maxAttempts}; next in ${formatDelay(delayMs)})`;
 }
 
 export const NO_URL_REASON = 'no webhook_url: the account has no endpoint, nothing was sent';

@@ -135,7 +135,7 @@ describe('WebhookDeliveryProcessor', () => {
     expect(fakes.records).toEqual([
       expect.objectContaining({ status: 'pending', responseStatus: 500, error: 'HTTP 500', responseBody: 'nope' }),
     ]);
-    expect((error as DeliveryRetry).message).toMatch(/^attempt 1\/3: HTTP 500; next attempt in [4-6]s$/);
+    expect((error as DeliveryRetry).message).toMatch(/^HTTP 500 \(attempt 1\/3; next in [4-6]s\)$/);
     expect(fakes.log).toEqual([expect.stringMatching(/^attempt 1\/3 · HTTP 500 · 12 ms · next in [4-6]s$/)]);
     const next = fakes.records[0].nextAttemptAt?.getTime() ?? 0;
     expect(next - before).toBeGreaterThanOrEqual(delay);
