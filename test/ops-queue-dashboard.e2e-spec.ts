@@ -285,27 +285,8 @@ describe('queue dashboard: one job per delivery cycle, with its attempts and out
     expect(await jobIds(t, 'failed')).not.toContain(`${eventId}:1`);
     expect((await board(t, jobPath(eventId, 2))).status).toBe(404);
   });
-});
 
-describe('queue dashboard: retry all failed', () => {
-  let t: TestApp;
-  const hooks = receivers();
-
-  beforeAll(async () => {
-    t = await startApp({
-      APP_ROLE: 'all',
-      QUEUE_PREFIX: `${process.env.QUEUE_PREFIX}_board_retry_all`,
-      WEBHOOK_RETRY_SCHEDULE: '200ms,200ms',
-      WEBHOOK_TIMEOUT_MS: '1000',
-      OUTBOX_SWEEP_INTERVAL_MS: '300',
-    });
-  });
-
-  afterAll(async () => {
-    await t.close();
-    await hooks.closeAll();
-  });
-
+  // Last in this block: "Retry all" revives whatever is on the Failed tab, the earlier tests' jobs too.
   it('revives every failed event of an account, each delivered with its own webhook-id', async () => {
     const receiver = await hooks.start();
     receiver.respondWith({ status: 500 });
