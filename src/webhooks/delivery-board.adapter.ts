@@ -46,6 +46,10 @@ export class DeliveryBoardAdapter extends BullAdapter {
   }
 
   private withOperatorActions(job: Job<DeliveryJobData>): BoardJob {
+    // BullAdapter adds one to Bull's attemptsMade (the runs that threw) to count the run that
+    // completed; for a failed, delayed or waiting job there is none, and the card would say
+    // "attempt #4" over a log of 3 attempts.
+    if (job.returnvalue === null || job.returnvalue === undefined) job.attemptsMade -= 1;
     const promote = job.promote.bind(job);
     job.retry = async () => {
       // A job whose event is gone (deleted by retention) has nothing to revive: it only leaves the

@@ -1,6 +1,14 @@
 import { withJitter } from 'src/webhooks/retry-delay';
 
 /**
+ * Bull keeps the stack of the error that ended a run, and the dashboard shows it under the reason:
+ * for the processor's own verdicts it would be source paths and line numbers, not information.
+ */
+function reasonOnly(error: Error): string {
+  return `${error.name}: ${error.message}`;
+}
+
+/**
  * Thrown by the processor to have Bull run the job again after `delayMs`: a scheduled retry, or a
  * deferral when the account has too many deliveries in flight (not an attempt).
  */
@@ -11,6 +19,7 @@ export class DeliveryRetry extends Error {
   ) {
     super(message);
     this.name = 'DeliveryRetry';
+    this.stack = reasonOnly(this);
   }
 }
 
@@ -22,6 +31,7 @@ export class DeliveryGaveUp extends Error {
   constructor(message: string) {
     super(message);
     this.name = 'DeliveryGaveUp';
+    this.stack = reasonOnly(this);
   }
 }
 
