@@ -18,7 +18,7 @@ export class DeliveryOperator {
     this.redeliverMany(ids),
   );
   private readonly promotions = new MicroBatcher<Pick<DeliveryJobData, 'eventId' | 'cycle'>, void>(async (refs) => {
-    await this.events.attemptNow(refs);
+    await this.events.attemptNow(refs.filter((ref) => isUuid(String(ref.eventId)) && Number.isInteger(ref.cycle)));
     return refs.map(() => undefined);
   });
 
@@ -38,7 +38,7 @@ export class DeliveryOperator {
 
   private async redeliverMany(ids: string[]): Promise<(DeliveryJobSource | undefined)[]> {
     // Job data can be edited in the dashboard; an id that is not a UUID matches no event.
-    const jobs = await this.events.redeliverForOperator([...new Set(ids.filter(isUuid))]);
+    const jobs = await this.events.redeliverForOperator([...new Set(ids.filter((id) => isUuid(String(id))))]);
     await this.dispatcher.enqueue(jobs);
     const byId = new Map(jobs.map((job) => [job.id, job]));
     return ids.map((id) => byId.get(id));

@@ -14,8 +14,8 @@ const SWEEP_LOCK = 7_277_003;
 /**
  * The relay: finds pending events that are due but have no live job (Redis was down at commit, the
  * process died between commit and enqueue, an operator removed or cleaned the job in the dashboard)
- * and enqueues them again. Safe with many
- * workers: one sweeps at a time (advisory lock), and job ids make re-adds no-ops.
+ * and enqueues them again. Safe with many workers: one sweeps at a time (advisory lock), and job
+ * ids make re-adds no-ops.
  */
 @Injectable()
 export class WebhookSweeper {
