@@ -352,7 +352,13 @@ describe('queue dashboard: delayed jobs', () => {
       (logs) => logs.length === 2,
       'the second attempt in the job log',
     );
-    const { job } = await waitForJob(t, eventId, 'delayed');
+    // The log line goes out alongside the attempt's record, before Bull moves the job back to
+    // delayed with the new reason: wait for that reason, not only for the delayed state.
+    const { job } = (await waitFor(
+      () => readJob(t, eventId),
+      (view) => view?.status === 'delayed' && view.job.failedReason.includes('attempt 2/3'),
+      'the job delayed after its second attempt',
+    )) as JobView;
     // The reason is the last error, then which attempt it was and when the next one is.
     expect(job.failedReason).toMatch(/^HTTP 500 \(attempt 2\/3; next in \d[^)]*\)$/);
     expect(await jobIds(t, 'delayed')).toContain(`${eventId}:1`);
