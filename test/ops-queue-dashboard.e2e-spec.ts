@@ -356,7 +356,7 @@ describe('queue dashboard: delayed jobs', () => {
     // delayed with the new reason: wait for that reason, not only for the delayed state.
     const { job } = (await waitFor(
       () => readJob(t, eventId),
-      (view) => view?.status === 'delayed' && view.job.failedReason.includes('attempt 2/3'),
+      (view) => view?.status === 'delayed' && (view.job.failedReason ?? '').includes('attempt 2/3'),
       'the job delayed after its second attempt',
     )) as JobView;
     // The reason is the last error, then which attempt it was and when the next one is.
