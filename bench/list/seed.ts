@@ -1,5 +1,6 @@
 import { Client } from 'pg';
 import { encryptSecret, hashSecret } from 'src/accounts/secret-crypto';
+import { DOCUMENT_TYPES, REJECTION_REASONS } from 'src/verifications/verification.types';
 import {
   ACCOUNT_COUNT,
   BENCH_SECRET_ENCRYPTION_KEY,
@@ -127,18 +128,6 @@ const LAST_NAMES = [
 ];
 const EMAIL_DOMAINS = ['example.com', 'mail.example.org', 'inbox.example.net', 'corp.example.io', 'post.example.de'];
 const COUNTRIES = ['GB', 'US', 'DE', 'FR', 'ES', 'IT', 'NL', 'PL', 'SE', 'NG', 'IN', 'JP', 'BR', 'CA'];
-const DOCUMENT_TYPES = ['passport', 'id_card', 'driving_license', 'residence_permit'];
-const REJECTION_REASONS = [
-  'document_unreadable',
-  'document_expired',
-  'document_unsupported',
-  'face_mismatch',
-  'liveness_failed',
-  'data_mismatch',
-  'suspected_fraud',
-  'underage',
-  'other',
-];
 const PLANS = ['gold', 'silver', 'basic'];
 
 function textArray(values: readonly string[]): string {

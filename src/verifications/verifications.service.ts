@@ -18,7 +18,6 @@ import {
 import { applyTransition, checkTransition, mergeApplicant } from 'src/verifications/verification-transition';
 import type { CreateVerificationDto, TransitionVerificationDto } from 'src/verifications/verifications.dto';
 import { WebhookDispatcher } from 'src/webhooks/webhook-dispatcher.service';
-import { jobSourceOf } from 'src/webhooks/delivery-job';
 import type { WebhookEvent } from 'src/webhooks/webhook-event.entity';
 import { WebhookOutboxService } from 'src/webhooks/webhook-outbox.service';
 
@@ -87,7 +86,7 @@ export class VerificationsService {
       };
       const built = this.outbox.build(change, webhookUrl, next.updatedAt);
       await this.write(manager, next, built);
-      return { verification: next, event: jobSourceOf(built, webhookUrl) };
+      return { verification: next, event: this.outbox.jobSource(change, built, webhookUrl) };
     });
     this.dispatcher.dispatch([event]);
     return toVerificationResponse(verification);

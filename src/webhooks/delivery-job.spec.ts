@@ -1,30 +1,30 @@
-import { attemptLogLine, deliveryJob, failureReason, formatDelay, jobSourceOf } from 'src/webhooks/delivery-job';
+import {
+  type DeliveryJobSource,
+  attemptLogLine,
+  deliveryJob,
+  failureReason,
+  formatDelay,
+} from 'src/webhooks/delivery-job';
 
 const EVENT_ID = '0193a6f2-0000-7000-8000-000000000001';
 const ACCOUNT_ID = '0193a6f2-0000-7000-8000-0000000000aa';
 const VERIFICATION_ID = '0193a6f2-0000-7000-8000-0000000000bb';
 
-function body(extra: object = {}): string {
-  return JSON.stringify({
-    id: EVENT_ID,
-    type: 'verification.status_changed',
-    ...extra,
-    data: { previous_status: 'processing', verification: { id: VERIFICATION_ID, status: 'approved', metadata: {} } },
-  });
-}
-
-const event = {
+const source: DeliveryJobSource = {
   id: EVENT_ID,
   cycle: 2,
   type: 'verification.status_changed',
   accountId: ACCOUNT_ID,
   verificationId: VERIFICATION_ID,
-  body: body(),
+  test: false,
+  previousStatus: 'processing',
+  status: 'approved',
+  webhookUrl: 'https://hooks.client.example:8443/kyc?token=abc',
 };
 
 describe('deliveryJob', () => {
   it('names the job by the event type and labels it with ids and display strings only', () => {
-    const job = deliveryJob(jobSourceOf(event, 'https://hooks.client.example:8443/kyc?token=abc'));
+    const job = deliveryJob(source);
     expect(job).toEqual({
       name: 'verification.status_changed',
       data: {
@@ -42,7 +42,7 @@ describe('deliveryJob', () => {
   });
 
   it("names a test event's job `test`, without its made-up verification id", () => {
-    const job = deliveryJob(jobSourceOf({ ...event, body: body({ test: true }) }, null));
+    const job = deliveryJob({ ...source, test: true, webhookUrl: null });
     expect(job.name).toBe('test');
     expect(job.data).not.toHaveProperty('verificationId');
     expect(job.data.target).toBe('no webhook_url');

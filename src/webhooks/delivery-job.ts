@@ -19,7 +19,7 @@ export interface DeliveryJobData {
   target?: string;
 }
 
-/** An event as the queue needs it: from the outbox row just written, or read back by SQL. */
+/** An event as the queue needs it: from the change the outbox just wrote, or read back by SQL. */
 export interface DeliveryJobSource {
   id: string;
   cycle: number;
@@ -71,30 +71,6 @@ export function deliveryJob(source: DeliveryJobSource): DeliveryJob {
     name: source.test ? TEST_JOB_NAME : source.type,
     data,
     opts: { jobId: deliveryJobId(data) },
-  };
-}
-
-interface FrozenPayload {
-  test?: boolean;
-  data?: { previous_status?: string | null; verification?: { status?: string } };
-}
-
-/** The source of an event whose row was just built in the app (its body is the frozen payload). */
-export function jobSourceOf(
-  event: { id: string; cycle: number; type: string; accountId: string; verificationId: string; body: string },
-  webhookUrl: string | null,
-): DeliveryJobSource {
-  const payload = JSON.parse(event.body) as FrozenPayload;
-  return {
-    id: event.id,
-    cycle: event.cycle,
-    type: event.type,
-    accountId: event.accountId,
-    verificationId: event.verificationId,
-    test: payload.test === true,
-    previousStatus: payload.data?.previous_status ?? null,
-    status: payload.data?.verification?.status ?? null,
-    webhookUrl,
   };
 }
 

@@ -4,7 +4,7 @@ import { DataSource } from 'typeorm';
 import { v7 as uuidv7 } from 'uuid';
 import { AccountsService } from 'src/accounts/accounts.service';
 import type { SqlParams } from 'src/common/sql-params';
-import { type DeliveryJobSource, jobSourceOf } from 'src/webhooks/delivery-job';
+import type { DeliveryJobSource } from 'src/webhooks/delivery-job';
 import { WebhookEvent } from 'src/webhooks/webhook-event.entity';
 
 export const STATUS_CHANGED = 'verification.status_changed';
@@ -15,7 +15,7 @@ export interface StatusChange {
   verificationId: string;
   previousStatus: string | null;
   /** The verification as at this change, already in its contract JSON form. */
-  verification: object;
+  verification: { status?: unknown };
   /** Test events carry `"test": true` in their payload. */
   test?: boolean;
 }
@@ -37,7 +37,23 @@ export class WebhookOutboxService {
     const webhookUrl = await this.accounts.webhookUrl(change.accountId);
     const event = this.build(change, webhookUrl, at);
     await this.dataSource.getRepository(WebhookEvent).insert(event);
-    return { event, job: jobSourceOf(event, webhookUrl) };
+    return { event, job: this.jobSource(change, event, webhookUrl) };
+  }
+
+  /** What the queue needs of an event just built, taken from its change (the body is not parsed back). */
+  jobSource(change: StatusChange, event: WebhookEvent, webhookUrl: string | null): DeliveryJobSource {
+    const { status } = change.verification;
+    return {
+      id: event.id,
+      cycle: event.cycle,
+      type: event.type,
+      accountId: event.accountId,
+      verificationId: event.verificationId,
+      test: change.test === true,
+      previousStatus: change.previousStatus,
+      status: typeof status === 'string' ? status : null,
+      webhookUrl,
+    };
   }
 
   /** The event row for a change to an account whose webhook URL is `webhookUrl`, not yet written. */
