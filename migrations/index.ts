@@ -1,10 +1,12 @@
 import { InitialSchema1763780000000 } from './1763780000000-InitialSchema';
 import { WebhookOutbox1763780000001 } from './1763780000001-WebhookOutbox';
 import { ListSearchCoveringIndexes1763790000000 } from './1763790000000-ListSearchCoveringIndexes';
+import { Redaction1763800000000 } from './1763800000000-Redaction';
 
 /** Listed explicitly so the app, the CLI and the tests run the same migrations without globbing. */
 export const MIGRATIONS = [
   InitialSchema1763780000000,
   WebhookOutbox1763780000001,
   ListSearchCoveringIndexes1763790000000,
+  Redaction1763800000000,
 ];

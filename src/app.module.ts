@@ -5,6 +5,7 @@ import type { AppRole } from 'src/config/app-config';
 import { ConfigModule } from 'src/config/config.module';
 import { DatabaseModule } from 'src/database/database.module';
 import { OpsModule } from 'src/ops/ops.module';
+import { RetentionWorkerModule } from 'src/redaction/retention-worker.module';
 import { VerificationsModule } from 'src/verifications/verifications.module';
 import { WebhookGaugesModule } from 'src/webhooks/webhook-gauges.module';
 import { WebhookWorkerModule } from 'src/webhooks/webhook-worker.module';
@@ -12,8 +13,8 @@ import { WebhooksModule } from 'src/webhooks/webhooks.module';
 
 /** The HTTP API: admin, internal and public routes, and the delivery log. */
 const API_MODULES = [AccountsModule, WebhooksModule, VerificationsModule, AuthModule];
-/** The delivery worker and the outbox sweeper. */
-const WORKER_MODULES = [WebhookWorkerModule];
+/** The delivery worker, the outbox sweeper and the retention passes. */
+const WORKER_MODULES = [WebhookWorkerModule, RetentionWorkerModule];
 
 /** APP_ROLE picks the modules; every role serves health and metrics (with the delivery gauges). */
 @Module({})

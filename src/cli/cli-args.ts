@@ -3,12 +3,15 @@
 import * as util from 'node:util';
 import { DEFAULT_LIMIT, MAX_LIMIT } from 'src/common/pagination';
 
-export type CommandName = 'accounts:create' | 'accounts:rotate-secret' | 'deliveries:failed' | 'deliveries:replay';
+export type CommandName =
+  'accounts:create' | 'accounts:rotate-secret' | 'deliveries:failed' | 'deliveries:replay' | 'redact' | 'retention';
 
 interface CommandSpec {
   positionals: readonly string[];
-  /** Option name → placeholder; every option takes one value. */
+  /** Option name → placeholder; each takes one value. */
   options: Readonly<Record<string, string>>;
+  /** Options that take no value (present or not). */
+  flags?: readonly string[];
   required?: readonly string[];
   /** Options that must be whole numbers in [min, max]. */
   integers?: Readonly<Record<string, readonly [number, number]>>;
@@ -41,6 +44,19 @@ const COMMANDS: Readonly<Record<CommandName, CommandSpec>> = {
     exclusive: ['event', ['created-from', 'created-to']],
     summary: 'Redeliver failed webhook events (one with --event, else all, optionally by creation time)',
   },
+  redact: {
+    positionals: ['<verification-id>'],
+    options: {},
+    summary:
+      "Erase a verification's personal data everywhere it is kept (as the client's redact route does); prints it",
+  },
+  retention: {
+    positionals: [],
+    options: {},
+    flags: ['dry-run'],
+    summary:
+      'Run a retention pass now (PII_RETENTION_DAYS, WEBHOOK_EVENT_RETENTION_DAYS); --dry-run only counts what it would do',
+  },
 };
 
 export type ParsedArgs =
@@ -60,7 +76,11 @@ function readOptions(
   spec: CommandSpec,
   argv: string[],
 ): { args: string[]; options: Record<string, string> } {
-  const types = Object.fromEntries(Object.keys(spec.options).map((name) => [name, { type: 'string' as const }]));
+  const flags = spec.flags ?? [];
+  const types = Object.fromEntries([
+    ...Object.keys(spec.options).map((name) => [name, { type: 'string' as const }]),
+    ...flags.map((name) => [name, { type: 'boolean' as const }]),
+  ]);
   // Tokens, not strict mode: strict calls "--grace-seconds -1" ambiguous, in its own words, before the range check.
   const { tokens } = util.parseArgs({
     args: argv,
@@ -79,9 +99,15 @@ function readOptions(
       if (tokens[i - 1]?.index !== token.index) args.push(argv[token.index]);
     } else {
       const { name, value } = token;
-      if (!Object.prototype.hasOwnProperty.call(spec.options, name))
+      const isFlag = flags.includes(name);
+      if (!isFlag && !Object.prototype.hasOwnProperty.call(spec.options, name))
         throw new CliUsageError(`${command}: unknown option --${name}`);
       if (name in options) throw new CliUsageError(`${command}: --${name} given twice`);
+      if (isFlag) {
+        if (token.inlineValue) throw new CliUsageError(`${command}: --${name} takes no value`);
+        options[name] = 'true';
+        return;
+      }
       if (value === undefined || (!token.inlineValue && value.startsWith('--')))
         throw new CliUsageError(`${command}: --${name} needs a value ${spec.options[name]}`);
       options[name] = value;
@@ -121,9 +147,12 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
 
 function synopsis(name: CommandName): string {
   const spec = COMMANDS[name];
-  const options = Object.entries(spec.options).map(([option, value]) =>
-    spec.required?.includes(option) ? `--${option} ${value}` : `[--${option} ${value}]`,
-  );
+  const options = [
+    ...Object.entries(spec.options).map(([option, value]) =>
+      spec.required?.includes(option) ? `--${option} ${value}` : `[--${option} ${value}]`,
+    ),
+    ...(spec.flags ?? []).map((flag) => `[--${flag}]`),
+  ];
   return [name, ...spec.positionals, ...options].join(' ');
 }
 

@@ -9,6 +9,8 @@ import { ApiError } from 'src/common/api-error';
 import { MAX_LIMIT } from 'src/common/pagination';
 import { iso } from 'src/common/time';
 import { isUuid } from 'src/common/uuid';
+import { RetentionService } from 'src/redaction/retention.service';
+import { VerificationRedactor } from 'src/redaction/verification-redactor.service';
 import { validationError } from 'src/common/validation';
 import type { WebhookEventResponseDto } from 'src/webhooks/webhook-events.dto';
 import { MAX_BULK_REDELIVERY, WebhookEventsService } from 'src/webhooks/webhook-events.service';
@@ -104,6 +106,28 @@ export async function runCommand(
       const rest =
         result.count === MAX_BULK_REDELIVERY ? ' That is the most one call replays: run it again for the rest.' : '';
       return `${result.count} failed event(s) of account ${accountId} queued for redelivery.${rest}\n`;
+    }
+    case 'redact': {
+      const redacted = await app.get(VerificationRedactor).redact(null, uuidArgument('verification_id', args[0]));
+      return json(redacted);
+    }
+    case 'retention': {
+      const retention = app.get(RetentionService);
+      const policy = `Policy: ${retention.describe()}.\n`;
+      if (options['dry-run'] !== undefined) {
+        const counts = await retention.preview();
+        return (
+          policy +
+          `Dry run, nothing changed: a pass now would redact ${counts.verifications} verification(s) ` +
+          `and delete ${counts.webhookEvents} delivered or failed webhook event(s) (pending events are never deleted).\n`
+        );
+      }
+      const counts = await retention.run();
+      return (
+        policy +
+        `Redacted ${counts.verifications} verification(s); deleted ${counts.webhookEvents} webhook event(s). ` +
+        `Their verification.redacted events are queued for the workers.\n`
+      );
     }
   }
 }

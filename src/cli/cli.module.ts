@@ -2,13 +2,15 @@ import { Module } from '@nestjs/common';
 import { AccountsModule } from 'src/accounts/accounts.module';
 import { ConfigModule } from 'src/config/config.module';
 import { DatabaseModule } from 'src/database/database.module';
+import { RedactionModule } from 'src/redaction/redaction.module';
 import { WebhooksModule } from 'src/webhooks/webhooks.module';
 
 /**
- * The operations CLI drives the API's own services (accounts, the delivery log). It runs no worker:
- * replays are only enqueued, for the running workers to deliver.
+ * The operations CLI drives the API's own services (accounts, the delivery log, redaction and
+ * retention). It runs no worker: replays and redaction events are only enqueued, for the running
+ * workers to deliver.
  */
 @Module({
-  imports: [ConfigModule, DatabaseModule, AccountsModule, WebhooksModule],
+  imports: [ConfigModule, DatabaseModule, AccountsModule, WebhooksModule, RedactionModule],
 })
 export class CliModule {}

@@ -17,7 +17,10 @@ function describe(error: unknown): string {
   if (error instanceof ApiError) {
     const field = error.details[0]?.field;
     if (error.code === 'validation_failed' && field)
-      return `--${field.replace(/_/g, '-')}: ${error.details[0].issue}`.replace(/^--account-id:/, '<account-id>');
+      return `--${field.replace(/_/g, '-')}: ${error.details[0].issue}`.replace(
+        /^--(account-id|verification-id):/,
+        '<$1>',
+      );
     return error.message;
   }
   return error instanceof Error ? error.message : String(error);

@@ -28,6 +28,12 @@ export interface AppConfig {
   readonly logLevel: LogLevel;
   /** How often the outbox sweeper looks for events that are due but not queued. */
   readonly sweepIntervalMs: number;
+  /** Verifications older than this many days (decided_at, else updated_at) are redacted; 0 is off. */
+  readonly piiRetentionDays: number;
+  /** Delivered and failed webhook events older than this many days are deleted; 0 keeps them. */
+  readonly webhookEventRetentionDays: number;
+  /** How often the worker runs the retention pass. */
+  readonly retentionIntervalMs: number;
   /** A request (headers and body) not fully received within this is answered 408 and closed. */
   readonly httpRequestTimeoutMs: number;
 }
@@ -43,6 +49,8 @@ export class ConfigError extends Error {
 
 export type Env = Readonly<Record<string, string | undefined>>;
 
+/** A hundred years: a window past it is a typo, not a policy. */
+const MAX_RETENTION_DAYS = 36_500;
 const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 const ROLES: readonly AppRole[] = ['all', 'api', 'worker'];
 const GENERATED = ['ADMIN_TOKEN', 'INTERNAL_API_TOKEN', 'SECRET_ENCRYPTION_KEY'] as const;
@@ -172,6 +180,9 @@ export function parseConfig(env: Env): AppConfig {
     rateLimitPerMinute: integer(env, 'RATE_LIMIT_PER_MINUTE', 1200, 0, 10_000_000),
     logLevel,
     sweepIntervalMs: integer(env, 'OUTBOX_SWEEP_INTERVAL_MS', 5_000, 100, 3_600_000),
+    piiRetentionDays: integer(env, 'PII_RETENTION_DAYS', 0, 0, MAX_RETENTION_DAYS),
+    webhookEventRetentionDays: integer(env, 'WEBHOOK_EVENT_RETENTION_DAYS', 90, 0, MAX_RETENTION_DAYS),
+    retentionIntervalMs: integer(env, 'RETENTION_INTERVAL_MS', 60_000, 100, 86_400_000),
     httpRequestTimeoutMs: integer(env, 'HTTP_REQUEST_TIMEOUT_MS', 30_000, 1_000, 600_000),
   };
 }

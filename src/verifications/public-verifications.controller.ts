@@ -1,9 +1,10 @@
-import { Controller, Get, Param, Query, UseGuards } from '@nestjs/common';
+import { Controller, Get, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CurrentAccountId, RequiresCredential } from 'src/common/credentials';
 import type { ListPage } from 'src/common/pagination';
 import { UndeclaredInputGuard } from 'src/common/undeclared-input.guard';
 import { UuidParamPipe } from 'src/common/uuid-param.pipe';
+import { VerificationRedactor } from 'src/redaction/verification-redactor.service';
 import { ListVerificationsQueryDto } from 'src/verifications/list-verifications.query';
 import {
   VerificationDetailResponseDto,
@@ -21,6 +22,7 @@ export class PublicVerificationsController {
   constructor(
     private readonly search: VerificationSearchService,
     private readonly verifications: VerificationsService,
+    private readonly redactor: VerificationRedactor,
   ) {}
 
   @Get()
@@ -41,5 +43,26 @@ export class PublicVerificationsController {
     @Param('id', UuidParamPipe) id: string,
   ): Promise<VerificationDetailResponseDto> {
     return this.verifications.getForAccount(accountId, id);
+  }
+
+  @Post(':id/redact')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: "Erase the applicant's personal data (GDPR Art. 17 and the like)",
+    description:
+      'applicant and document become null, metadata {}, external_user_id "[redacted]"; redacted_at is set and ' +
+      'updated_at moves to it. id, status, version, the other timestamps, rejection_reasons and status_history stay: ' +
+      'they are the decision record. In the same transaction every copy goes too: the search data behind q, the ' +
+      'stored payload of every webhook event of the verification, and the response excerpts of their attempts; and ' +
+      'one verification.redacted event is created. Allowed in any status; redacting again answers the same body and ' +
+      'changes nothing. A redacted verification takes no further status change (409 invalid_transition). Body: none, ' +
+      'or {}.',
+  })
+  @ApiOkResponse({ type: VerificationDetailResponseDto })
+  async redact(
+    @CurrentAccountId() accountId: string,
+    @Param('id', UuidParamPipe) id: string,
+  ): Promise<VerificationDetailResponseDto> {
+    return this.redactor.redact(accountId, id);
   }
 }

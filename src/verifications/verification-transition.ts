@@ -18,7 +18,8 @@ export function mergeApplicant(current: Applicant | null, patch: ApplicantDto | 
 }
 
 /**
- * Refuses a move, in the contract's order: expected_version (409), the state machine (409), then
+ * Refuses a move, in the contract's order: expected_version (409), a redacted verification and the
+ * state machine (409), then
  * the rejection-reason rules (400), which apply only to moves the state machine allows.
  */
 export function checkTransition(current: Verification, dto: TransitionVerificationDto): void {
@@ -28,6 +29,11 @@ export function checkTransition(current: Verification, dto: TransitionVerificati
       `expected_version is ${dto.expected_version} but the verification is at version ${current.version}`,
       [{ field: 'expected_version', issue: `does not match the current version ${current.version}` }],
     );
+  }
+  if (current.redactedAt) {
+    throw new ApiError('invalid_transition', 'The verification was redacted: it takes no further move', [
+      { field: 'status', issue: 'the verification was redacted' },
+    ]);
   }
   if (!canTransition(current.status, dto.status)) {
     throw new ApiError('invalid_transition', `Cannot move a verification from ${current.status} to ${dto.status}`, [

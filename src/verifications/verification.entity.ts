@@ -29,6 +29,8 @@ const SEARCH_TEXT_SQL = `lower(external_user_id)
 @Index('verifications_account_created_search_idx', { synchronize: false })
 @Index('verifications_account_updated_search_idx', { synchronize: false })
 @Index('verifications_account_search_idx', { synchronize: false })
+// The retention pass's walk: (coalesce(decided_at, updated_at)) WHERE redacted_at IS NULL.
+@Index('verifications_retention_idx', { synchronize: false })
 export class Verification {
   @PrimaryColumn('uuid')
   id!: string;
@@ -70,6 +72,10 @@ export class Verification {
   @Column({ type: 'jsonb', default: () => "'{}'" })
   metadata!: Record<string, string>;
 
+  /** When the personal fields were erased (the redact route or retention); null while they are kept. */
+  @Column({ name: 'redacted_at', type: 'timestamptz', precision: 3, nullable: true })
+  redactedAt!: Date | null;
+
   /** Computed by PostgreSQL and only searched in SQL: never selected or written (an insert's RETURNING fills it in). */
   @Column({
     name: 'search_text',
@@ -99,6 +105,7 @@ const COLUMN_OF = {
   document: 'document',
   rejectionReasons: 'rejection_reasons',
   metadata: 'metadata',
+  redactedAt: 'redacted_at',
 } as const satisfies Record<Exclude<keyof Verification, 'searchText'>, string>;
 
 /** The select list that reads a `verifications` row into a Verification's shape in raw SQL. */

@@ -36,6 +36,13 @@ export class VerificationResponseDto {
   @ApiProperty({ type: DocumentResponseDto, nullable: true }) document!: VerificationDocument | null;
   @ApiProperty({ enum: REJECTION_REASONS, isArray: true }) rejection_reasons!: RejectionReason[];
   @ApiProperty({ type: 'object', additionalProperties: { type: 'string' } }) metadata!: Record<string, string>;
+  @ApiProperty({
+    format: 'date-time',
+    nullable: true,
+    type: String,
+    description: 'When the personal data was erased (the redact route or retention); null while it is kept',
+  })
+  redacted_at!: string | null;
 }
 
 export class StatusHistoryEntryDto {
@@ -76,6 +83,7 @@ export function toVerificationResponse(v: Verification): VerificationResponseDto
     document: v.document && { type: v.document.type, country: v.document.country },
     rejection_reasons: v.rejectionReasons,
     metadata: v.metadata,
+    redacted_at: iso(v.redactedAt),
   };
 }
 

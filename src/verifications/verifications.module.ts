@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AccountsModule } from 'src/accounts/accounts.module';
 import { cursorCodecProvider } from 'src/common/cursor.provider';
+import { RedactionModule } from 'src/redaction/redaction.module';
 import { InternalVerificationsController } from 'src/verifications/internal-verifications.controller';
 import { PublicVerificationsController } from 'src/verifications/public-verifications.controller';
 import { VerificationStatusHistory } from 'src/verifications/verification-status-history.entity';
@@ -11,7 +12,12 @@ import { VerificationsService } from 'src/verifications/verifications.service';
 import { WebhooksModule } from 'src/webhooks/webhooks.module';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([Verification, VerificationStatusHistory]), AccountsModule, WebhooksModule],
+  imports: [
+    TypeOrmModule.forFeature([Verification, VerificationStatusHistory]),
+    AccountsModule,
+    WebhooksModule,
+    RedactionModule,
+  ],
   controllers: [PublicVerificationsController, InternalVerificationsController],
   providers: [VerificationsService, VerificationSearchService, cursorCodecProvider],
 })

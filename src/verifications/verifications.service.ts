@@ -19,7 +19,7 @@ import { applyTransition, checkTransition, mergeApplicant } from 'src/verificati
 import type { CreateVerificationDto, TransitionVerificationDto } from 'src/verifications/verifications.dto';
 import { WebhookDispatcher } from 'src/webhooks/webhook-dispatcher.service';
 import type { WebhookEvent } from 'src/webhooks/webhook-event.entity';
-import { WebhookOutboxService } from 'src/webhooks/webhook-outbox.service';
+import { buildOutboxEvent, insertOutboxEventFrom, outboxJobSource } from 'src/webhooks/outbox-event';
 
 // The row, locked for the change, with its account's webhook URL for the event.
 const LOCK_SQL = `
@@ -33,7 +33,6 @@ export class VerificationsService {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly accounts: AccountsService,
-    private readonly outbox: WebhookOutboxService,
     @Inject(WebhookDispatcher) private readonly dispatcher: WebhookDispatcher,
   ) {}
 
@@ -55,6 +54,7 @@ export class VerificationsService {
       document: null,
       rejectionReasons: [],
       metadata: dto.metadata ?? {},
+      redactedAt: null,
     } satisfies Verification);
     await this.dataSource.transaction(async (manager) => {
       await manager.insert(Verification, verification);
@@ -84,9 +84,9 @@ export class VerificationsService {
         previousStatus: current.status,
         verification: toVerificationResponse(next),
       };
-      const built = this.outbox.build(change, webhookUrl, next.updatedAt);
+      const built = buildOutboxEvent(change, webhookUrl, next.updatedAt);
       await this.write(manager, next, built);
-      return { verification: next, event: this.outbox.jobSource(change, built, webhookUrl) };
+      return { verification: next, event: outboxJobSource(change, built, webhookUrl) };
     });
     this.dispatcher.dispatch([event]);
     return toVerificationResponse(verification);
@@ -115,7 +115,7 @@ export class VerificationsService {
        history AS (
          INSERT INTO verification_status_history (verification_id, version, status, at)
          SELECT id, version, status, updated_at FROM updated)
-       ${this.outbox.insertFrom('updated', event, params)}`,
+       ${insertOutboxEventFrom('updated', event, params)}`,
       params.values,
     );
   }

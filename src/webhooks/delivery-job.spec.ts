@@ -18,6 +18,7 @@ const source: DeliveryJobSource = {
   verificationId: VERIFICATION_ID,
   test: false,
   previousStatus: 'processing',
+  reason: null,
   status: 'approved',
   webhookUrl: 'https://hooks.client.example:8443/kyc?token=abc',
 };
@@ -46,6 +47,13 @@ describe('deliveryJob', () => {
     expect(job.name).toBe('test');
     expect(job.data).not.toHaveProperty('verificationId');
     expect(job.data.target).toBe('no webhook_url');
+  });
+
+  it("names a redaction event's job by its type and shows its reason as the change", () => {
+    const job = deliveryJob({ ...source, type: 'verification.redacted', previousStatus: null, reason: 'retention' });
+    expect(job.name).toBe('verification.redacted');
+    expect(job.data.change).toBe('redacted (retention)');
+    expect(job.data.verificationId).toBe(VERIFICATION_ID);
   });
 });
 

@@ -13,7 +13,7 @@ export interface DeliveryJobData {
   accountId?: string;
   /** Absent for a test event, whose verification is made up. */
   verificationId?: string;
-  /** `processing → approved`. */
+  /** `processing → approved`, or `redacted (retention)` for a `verification.redacted` event. */
   change?: string;
   /** The webhook URL's host when the cycle was queued, or `no webhook_url`. */
   target?: string;
@@ -29,6 +29,8 @@ export interface DeliveryJobSource {
   test: boolean;
   previousStatus: string | null;
   status: string | null;
+  /** A `verification.redacted` event's reason; null for a status change. */
+  reason: string | null;
   webhookUrl: string | null;
 }
 
@@ -54,11 +56,14 @@ function hostOf(webhookUrl: string | null): string {
   }
 }
 
+function changeOf(source: DeliveryJobSource): string | undefined {
+  if (source.reason) return `redacted (${source.reason})`;
+  if (!source.previousStatus && !source.status) return undefined;
+  return `${source.previousStatus ?? 'new'} → ${source.status ?? 'unknown'}`;
+}
+
 export function deliveryJob(source: DeliveryJobSource): DeliveryJob {
-  const change =
-    source.previousStatus || source.status
-      ? `${source.previousStatus ?? 'new'} → ${source.status ?? 'unknown'}`
-      : undefined;
+  const change = changeOf(source);
   const data: DeliveryJobData = {
     eventId: source.id,
     cycle: source.cycle,
@@ -80,7 +85,8 @@ export function deliveryJob(source: DeliveryJobSource): DeliveryJob {
  */
 export const JOB_SOURCE_COLUMNS = `e.id, e.cycle, e.type, e.account_id AS "accountId", e.verification_id AS "verificationId",
   coalesce(p.payload ->> 'test' = 'true', false) AS test, p.payload #>> '{data,previous_status}' AS "previousStatus",
-  p.payload #>> '{data,verification,status}' AS status, ${webhookUrlOf('e.account_id')} AS "webhookUrl"`;
+  p.payload #>> '{data,verification,status}' AS status, p.payload #>> '{data,reason}' AS reason,
+  ${webhookUrlOf('e.account_id')} AS "webhookUrl"`;
 
 export function jobSourceFrom(rows: string): string {
   return `${rows} e CROSS JOIN LATERAL (SELECT e.body::jsonb AS payload) p`;

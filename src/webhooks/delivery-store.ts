@@ -6,7 +6,7 @@ import type { AppConfig } from 'src/config/app-config';
 import { APP_CONFIG } from 'src/config/config.module';
 import { PgPool } from 'src/database/pg-pool';
 import type { DeliveryStatus, WebhookEvent } from 'src/webhooks/webhook-event.entity';
-import { NO_WEBHOOK_URL } from 'src/webhooks/webhook-outbox.service';
+import { NO_WEBHOOK_URL } from 'src/webhooks/outbox-event';
 
 /** What one delivery needs, read in one round trip: the event, its account's URL and active secrets. */
 export type DueEvent = Pick<
@@ -50,7 +50,8 @@ const LOAD_SQL = `
 
 // One statement for a batch of attempts, so atomic without a transaction: each event's new state
 // and its attempt row, or nothing for an event that moved on meanwhile (no row updated, none
-// inserted). Returns the (1-based) positions of the attempts that were recorded.
+// inserted). Returns the (1-based) positions of the attempts that were recorded. An attempt that was
+// in flight while its verification was redacted keeps no response excerpt (it may echo the old body).
 const RECORD_SQL = `
   WITH input AS (
     SELECT * FROM unnest($1::uuid[], $2::integer[], $3::timestamptz[], $4::integer[], $5::varchar[], $6::varchar[],
@@ -64,7 +65,8 @@ const RECORD_SQL = `
            delivered_at = CASE WHEN i.status = 'delivered' THEN now() ELSE e.delivered_at END
       FROM input i
      WHERE e.id = i.id AND e.cycle = i.cycle AND e.delivery_status = 'pending'
-    RETURNING e.id, e.attempt_count, i.at, i.response_status, i.duration_ms, i.error, i.response_body, i.n),
+    RETURNING e.id, e.attempt_count, i.at, i.response_status, i.duration_ms, i.error,
+              CASE WHEN e.redacted_at IS NULL THEN i.response_body END AS response_body, i.n),
   inserted AS (
     INSERT INTO webhook_attempts (event_id, number, at, response_status, duration_ms, error, response_body)
     SELECT id, attempt_count, at, response_status, duration_ms, error, response_body FROM updated)

@@ -11,6 +11,7 @@ export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 @Index('webhook_events_account_status_created_idx', ['accountId', 'deliveryStatus', 'createdAt', 'id'])
 @Index('webhook_events_account_verification_idx', ['accountId', 'verificationId', 'createdAt', 'id'])
 @Index('webhook_events_due_idx', ['nextAttemptAt'], { where: `delivery_status = 'pending'` })
+@Index('webhook_events_retention_idx', ['createdAt'], { where: `delivery_status <> 'pending'` })
 export class WebhookEvent {
   @PrimaryColumn('uuid')
   id!: string;
@@ -59,4 +60,8 @@ export class WebhookEvent {
 
   @Column({ name: 'delivered_at', type: 'timestamptz', precision: 3, nullable: true })
   deliveredAt!: Date | null;
+
+  /** When the verification's redaction rewrote this payload; attempts recorded after it keep no response excerpt. */
+  @Column({ name: 'redacted_at', type: 'timestamptz', precision: 3, nullable: true })
+  redactedAt!: Date | null;
 }

@@ -1,0 +1,168 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+import { webhookUrlOf } from 'src/accounts/account-sql';
+import { ApiError } from 'src/common/api-error';
+import { SqlParams } from 'src/common/sql-params';
+import { verificationsRedacted } from 'src/redaction/redaction-metrics';
+import { REDACTED_EXTERNAL_USER_ID, redactEventBody, redactVerification } from 'src/redaction/redacted-verification';
+import type { VerificationStatusHistory } from 'src/verifications/verification-status-history.entity';
+import { VERIFICATION_COLUMNS, Verification } from 'src/verifications/verification.entity';
+import {
+  type VerificationDetailResponseDto,
+  toVerificationDetail,
+  toVerificationResponse,
+} from 'src/verifications/verification.mapper';
+import type { DeliveryJobSource } from 'src/webhooks/delivery-job';
+import { type RedactionReason, buildOutboxEvent, insertOutboxEvents, outboxJobSource } from 'src/webhooks/outbox-event';
+import { WebhookDispatcher } from 'src/webhooks/webhook-dispatcher.service';
+
+type LockedVerification = Verification & { webhookUrl: string | null };
+
+const LOCKED_COLUMNS = `${VERIFICATION_COLUMNS}, ${webhookUrlOf('verifications.account_id')} AS "webhookUrl"`;
+
+/** PostgreSQL's deadlock_detected and serialization_failure: the transaction is safe to run again. */
+const RETRYABLE_CODES = new Set(['40P01', '40001']);
+const MAX_TRIES = 3;
+
+/**
+ * Erases verifications' personal data everywhere the service keeps it, in one transaction per call:
+ * the row's personal fields (and with them the generated search column behind `q`), the frozen
+ * payload of every webhook event of the verification, the response excerpts kept with their
+ * attempts, and one new `verification.redacted` event per verification. The client's redact route,
+ * the ops CLI and the retention pass all come through here.
+ */
+@Injectable()
+export class VerificationRedactor {
+  private readonly logger = new Logger(VerificationRedactor.name);
+
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly dispatcher: WebhookDispatcher,
+  ) {}
+
+  /**
+   * The client's erasure request. Idempotent: a redacted verification is answered as it is, with no
+   * second event. `accountId` null is an operator's request, for any account.
+   */
+  async redact(
+    accountId: string | null,
+    id: string,
+    reason: RedactionReason = 'client_request',
+  ): Promise<VerificationDetailResponseDto> {
+    const { detail, jobs } = await this.inTransaction(async (manager) => {
+      const [row] = (await manager.query(
+        `SELECT ${LOCKED_COLUMNS} FROM verifications
+          WHERE id = $1 ${accountId === null ? '' : 'AND account_id = $2'} FOR UPDATE`,
+        accountId === null ? [id] : [id, accountId],
+      )) as LockedVerification[];
+      if (!row) throw ApiError.notFound('verification');
+      const { redacted, jobs } = await this.erase(manager, [row], reason);
+      const history = (await manager.query(
+        `SELECT status, at, version FROM verification_status_history WHERE verification_id = $1 ORDER BY version`,
+        [id],
+      )) as VerificationStatusHistory[];
+      return { detail: toVerificationDetail(redacted[0] ?? row, history), jobs };
+    });
+    this.dispatcher.dispatch(jobs);
+    return detail;
+  }
+
+  /**
+   * Redacts up to `limit` verifications whose age (`decided_at`, else `updated_at`) is past `days`,
+   * oldest first, skipping rows another transaction holds: many workers share the work and never
+   * redact one verification twice. Returns how many it redacted.
+   */
+  async redactExpired(days: number, limit: number): Promise<number> {
+    const { count, jobs } = await this.inTransaction(async (manager) => {
+      const rows = (await manager.query(
+        `SELECT ${LOCKED_COLUMNS} FROM verifications
+          WHERE redacted_at IS NULL AND coalesce(decided_at, updated_at) < now() - make_interval(days => $1)
+          ORDER BY coalesce(decided_at, updated_at) LIMIT $2 FOR UPDATE SKIP LOCKED`,
+        [days, limit],
+      )) as LockedVerification[];
+      const { redacted, jobs } = await this.erase(manager, rows, 'retention');
+      return { count: redacted.length, jobs };
+    });
+    this.dispatcher.dispatch(jobs);
+    return count;
+  }
+
+  /**
+   * The erasure of locked rows, in the caller's transaction; rows already redacted are left as they
+   * are. Returns the redacted verifications and the jobs of their `verification.redacted` events,
+   * to queue once the transaction commits.
+   */
+  private async erase(
+    manager: EntityManager,
+    rows: LockedVerification[],
+    reason: RedactionReason,
+  ): Promise<{ redacted: Verification[]; jobs: DeliveryJobSource[] }> {
+    const due = rows.filter((row) => row.redactedAt === null);
+    if (due.length === 0) return { redacted: [], jobs: [] };
+    const now = new Date();
+    const redacted = due.map(({ webhookUrl: _url, ...row }) => redactVerification(row, now));
+    const redactedAt = new Map(redacted.map((v) => [v.id, (v.redactedAt as Date).toISOString()]));
+
+    // Locked in id order, so two erasures touching the same events cannot deadlock each other.
+    const stored = (await manager.query(
+      `SELECT id, verification_id AS "verificationId", body FROM webhook_events
+        WHERE account_id = ANY($1::uuid[]) AND verification_id = ANY($2::uuid[])
+        ORDER BY id FOR UPDATE`,
+      [[...new Set(due.map((row) => row.accountId))], due.map((row) => row.id)],
+    )) as { id: string; verificationId: string; body: string }[];
+    const events = stored
+      .filter((event) => redactedAt.has(event.verificationId))
+      .map((event) => ({
+        id: event.id,
+        at: redactedAt.get(event.verificationId) as string,
+        body: redactEventBody(event.body, redactedAt.get(event.verificationId) as string),
+      }));
+
+    const changes = due.map((row, i) => ({
+      accountId: row.accountId,
+      verificationId: row.id,
+      reason,
+      verification: toVerificationResponse(redacted[i]),
+    }));
+    const built = changes.map((change, i) => buildOutboxEvent(change, due[i].webhookUrl, redacted[i].updatedAt));
+
+    const params = new SqlParams();
+    const p = (value: unknown) => params.add(value);
+    const eventIds = p(events.map((event) => event.id));
+    await manager.query(
+      `WITH verification AS (
+         UPDATE verifications v
+            SET external_user_id = ${p(REDACTED_EXTERNAL_USER_ID)}, applicant = NULL, document = NULL,
+                metadata = '{}'::jsonb, redacted_at = r.at, updated_at = r.at
+           FROM unnest(${p(redacted.map((v) => v.id))}::uuid[], ${p(redacted.map((v) => v.updatedAt))}::timestamptz[]) AS r(id, at)
+          WHERE v.id = r.id),
+       payload AS (
+         UPDATE webhook_events e SET body = r.body, redacted_at = r.at
+           FROM unnest(${eventIds}::uuid[], ${p(events.map((event) => event.body))}::text[],
+                       ${p(events.map((event) => event.at))}::timestamptz[]) AS r(id, body, at)
+          WHERE e.id = r.id),
+       excerpt AS (
+         UPDATE webhook_attempts SET response_body = NULL
+          WHERE event_id = ANY(${eventIds}::uuid[]) AND response_body IS NOT NULL)
+       ${insertOutboxEvents(built, params)}`,
+      params.values,
+    );
+    verificationsRedacted.inc({ reason }, redacted.length);
+    return { redacted, jobs: built.map((event, i) => outboxJobSource(changes[i], event, due[i].webhookUrl)) };
+  }
+
+  /** A transaction run again (bounded) when PostgreSQL aborts it for a deadlock or a serialization failure. */
+  private async inTransaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    for (let tries = 1; ; tries += 1) {
+      try {
+        return await this.dataSource.transaction(work);
+      } catch (error) {
+        const failure = error as { driverError?: { code?: string }; code?: string };
+        const code = failure.driverError?.code ?? failure.code;
+        if (tries >= MAX_TRIES || !code || !RETRYABLE_CODES.has(code)) throw error;
+        this.logger.warn(`redaction transaction aborted (${code}), running it again`);
+      }
+    }
+  }
+}
