@@ -76,6 +76,7 @@ describe('GET /api/v1/public/kyc/verifications', () => {
           'id',
           'metadata',
           'object',
+          'redacted_at',
           'rejection_reasons',
           'status',
           'submitted_at',

@@ -63,6 +63,7 @@ describe('internal verifications: create and transitions', () => {
         document: null,
         rejection_reasons: [],
         metadata: {},
+        redacted_at: null,
       });
       expect(res.headers['content-type']).toMatch(/^application\/json/);
       await expect(rowState(res.body.id)).resolves.toMatchObject({ history: '1', events: '0' });
