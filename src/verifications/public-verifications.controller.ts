@@ -4,7 +4,7 @@ import { CurrentAccountId, RequiresCredential } from 'src/common/credentials';
 import type { ListPage } from 'src/common/pagination';
 import { UndeclaredInputGuard } from 'src/common/undeclared-input.guard';
 import { UuidParamPipe } from 'src/common/uuid-param.pipe';
-import { VerificationRedactor } from 'src/redaction/verification-redactor.service';
+import { VerificationRedactor } from 'src/verifications/verification-redactor.service';
 import { ListVerificationsQueryDto } from 'src/verifications/list-verifications.query';
 import {
   VerificationDetailResponseDto,

@@ -2,7 +2,7 @@ import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AccountsModule } from 'src/accounts/accounts.module';
 import { cursorCodecProvider } from 'src/common/cursor.provider';
-import { RedactionModule } from 'src/redaction/redaction.module';
+import { VerificationRedactionModule } from 'src/verifications/verification-redaction.module';
 import { InternalVerificationsController } from 'src/verifications/internal-verifications.controller';
 import { PublicVerificationsController } from 'src/verifications/public-verifications.controller';
 import { VerificationStatusHistory } from 'src/verifications/verification-status-history.entity';
@@ -16,7 +16,7 @@ import { WebhooksModule } from 'src/webhooks/webhooks.module';
     TypeOrmModule.forFeature([Verification, VerificationStatusHistory]),
     AccountsModule,
     WebhooksModule,
-    RedactionModule,
+    VerificationRedactionModule,
   ],
   controllers: [PublicVerificationsController, InternalVerificationsController],
   providers: [VerificationsService, VerificationSearchService, cursorCodecProvider],

@@ -27,3 +27,9 @@ export const webhookOutboxBacklog = new Gauge({
   help: 'Webhook events pending delivery whose next attempt is due',
   registers: [metricsRegistry],
 });
+
+export const webhookEventsDeleted = new Counter({
+  name: 'webhook_events_deleted_total',
+  help: 'Delivered and failed webhook events (with their attempts) deleted past WEBHOOK_EVENT_RETENTION_DAYS',
+  registers: [metricsRegistry],
+});

@@ -4,8 +4,8 @@ import { DataSource, EntityManager } from 'typeorm';
 import { webhookUrlOf } from 'src/accounts/account-sql';
 import { ApiError } from 'src/common/api-error';
 import { SqlParams } from 'src/common/sql-params';
-import { verificationsRedacted } from 'src/redaction/redaction-metrics';
-import { REDACTED_EXTERNAL_USER_ID, redactEventBody, redactVerification } from 'src/redaction/redacted-verification';
+import { verificationsRedacted } from 'src/verifications/redaction-metrics';
+import { ERASED_FIELDS, REDACTED_EXTERNAL_USER_ID, redactVerification } from 'src/verifications/redacted-verification';
 import type { VerificationStatusHistory } from 'src/verifications/verification-status-history.entity';
 import { VERIFICATION_COLUMNS, Verification } from 'src/verifications/verification.entity';
 import {
@@ -14,12 +14,24 @@ import {
   toVerificationResponse,
 } from 'src/verifications/verification.mapper';
 import type { DeliveryJobSource } from 'src/webhooks/delivery-job';
+import {
+  EVENT_BODIES_OF_VERIFICATIONS_SQL,
+  type StoredEventBody,
+  redactEventBody,
+  redactEventsCte,
+} from 'src/webhooks/event-redaction';
 import { type RedactionReason, buildOutboxEvent, insertOutboxEvents, outboxJobSource } from 'src/webhooks/outbox-event';
 import { WebhookDispatcher } from 'src/webhooks/webhook-dispatcher.service';
 
 type LockedVerification = Verification & { webhookUrl: string | null };
 
 const LOCKED_COLUMNS = `${VERIFICATION_COLUMNS}, ${webhookUrlOf('verifications.account_id')} AS "webhookUrl"`;
+
+/**
+ * Past the retention window of $1 days: the age is the decision, or the last change of one never
+ * decided. The expression and predicate are those of the partial index verifications_retention_idx.
+ */
+const EXPIRED = `redacted_at IS NULL AND coalesce(decided_at, updated_at) < now() - make_interval(days => $1)`;
 
 /** PostgreSQL's deadlock_detected and serialization_failure: the transaction is safe to run again. */
 const RETRYABLE_CODES = new Set(['40P01', '40001']);
@@ -77,8 +89,7 @@ export class VerificationRedactor {
     const { count, jobs } = await this.inTransaction(async (manager) => {
       const rows = (await manager.query(
         `SELECT ${LOCKED_COLUMNS} FROM verifications
-          WHERE redacted_at IS NULL AND coalesce(decided_at, updated_at) < now() - make_interval(days => $1)
-          ORDER BY coalesce(decided_at, updated_at) LIMIT $2 FOR UPDATE SKIP LOCKED`,
+          WHERE ${EXPIRED} ORDER BY coalesce(decided_at, updated_at) LIMIT $2 FOR UPDATE SKIP LOCKED`,
         [days, limit],
       )) as LockedVerification[];
       const { redacted, jobs } = await this.erase(manager, rows, 'retention');
@@ -86,6 +97,14 @@ export class VerificationRedactor {
     });
     this.dispatcher.dispatch(jobs);
     return count;
+  }
+
+  /** How many verifications `redactExpired` would take now, over any number of calls. */
+  async countExpired(days: number): Promise<number> {
+    const [row] = (await this.dataSource.query(`SELECT count(*)::int AS count FROM verifications WHERE ${EXPIRED}`, [
+      days,
+    ])) as { count: number }[];
+    return row.count;
   }
 
   /**
@@ -102,22 +121,16 @@ export class VerificationRedactor {
     if (due.length === 0) return { redacted: [], jobs: [] };
     const now = new Date();
     const redacted = due.map(({ webhookUrl: _url, ...row }) => redactVerification(row, now));
-    const redactedAt = new Map(redacted.map((v) => [v.id, (v.redactedAt as Date).toISOString()]));
+    const redactedAt = new Map(redacted.map((v) => [v.id, v.redactedAt as Date]));
 
-    // Locked in id order, so two erasures touching the same events cannot deadlock each other.
-    const stored = (await manager.query(
-      `SELECT id, verification_id AS "verificationId", body FROM webhook_events
-        WHERE account_id = ANY($1::uuid[]) AND verification_id = ANY($2::uuid[])
-        ORDER BY id FOR UPDATE`,
-      [[...new Set(due.map((row) => row.accountId))], due.map((row) => row.id)],
-    )) as { id: string; verificationId: string; body: string }[];
-    const events = stored
-      .filter((event) => redactedAt.has(event.verificationId))
-      .map((event) => ({
-        id: event.id,
-        at: redactedAt.get(event.verificationId) as string,
-        body: redactEventBody(event.body, redactedAt.get(event.verificationId) as string),
-      }));
+    const stored = (await manager.query(EVENT_BODIES_OF_VERIFICATIONS_SQL, [
+      [...new Set(due.map((row) => row.accountId))],
+      due.map((row) => row.id),
+    ])) as StoredEventBody[];
+    const events = stored.flatMap((event) => {
+      const at = redactedAt.get(event.verificationId);
+      return at ? [{ id: event.id, at, body: redactEventBody(event.body, ERASED_FIELDS, at.toISOString()) }] : [];
+    });
 
     const changes = due.map((row, i) => ({
       accountId: row.accountId,
@@ -129,7 +142,6 @@ export class VerificationRedactor {
 
     const params = new SqlParams();
     const p = (value: unknown) => params.add(value);
-    const eventIds = p(events.map((event) => event.id));
     await manager.query(
       `WITH verification AS (
          UPDATE verifications v
@@ -137,14 +149,7 @@ export class VerificationRedactor {
                 metadata = '{}'::jsonb, redacted_at = r.at, updated_at = r.at
            FROM unnest(${p(redacted.map((v) => v.id))}::uuid[], ${p(redacted.map((v) => v.updatedAt))}::timestamptz[]) AS r(id, at)
           WHERE v.id = r.id),
-       payload AS (
-         UPDATE webhook_events e SET body = r.body, redacted_at = r.at
-           FROM unnest(${eventIds}::uuid[], ${p(events.map((event) => event.body))}::text[],
-                       ${p(events.map((event) => event.at))}::timestamptz[]) AS r(id, body, at)
-          WHERE e.id = r.id),
-       excerpt AS (
-         UPDATE webhook_attempts SET response_body = NULL
-          WHERE event_id = ANY(${eventIds}::uuid[]) AND response_body IS NOT NULL)
+       ${redactEventsCte(events, params)}
        ${insertOutboxEvents(built, params)}`,
       params.values,
     );

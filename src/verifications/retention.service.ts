@@ -1,10 +1,8 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
 import type { AppConfig } from 'src/config/app-config';
 import { APP_CONFIG } from 'src/config/config.module';
-import { webhookEventsDeleted } from 'src/redaction/redaction-metrics';
-import { VerificationRedactor } from 'src/redaction/verification-redactor.service';
+import { VerificationRedactor } from 'src/verifications/verification-redactor.service';
+import { WebhookEventRetention } from 'src/webhooks/webhook-event-retention.service';
 
 /** Verifications redacted per transaction: each batch holds its row locks for a fraction of a second. */
 export const REDACT_BATCH = 200;
@@ -18,10 +16,6 @@ export interface RetentionCounts {
   webhookEvents: number;
 }
 
-const AGED_VERIFICATIONS = `redacted_at IS NULL AND coalesce(decided_at, updated_at) < now() - make_interval(days => $1)`;
-// `<> 'pending'` rather than IN (…): the partial index webhook_events_retention_idx has this predicate.
-const AGED_EVENTS = `delivery_status <> 'pending' AND created_at < now() - make_interval(days => $1)`;
-
 /**
  * The retention policy: verifications past PII_RETENTION_DAYS are redacted (reason `retention`),
  * delivered and failed webhook events past WEBHOOK_EVENT_RETENTION_DAYS are deleted with their
@@ -34,8 +28,8 @@ export class RetentionService {
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    @InjectDataSource() private readonly dataSource: DataSource,
     private readonly redactor: VerificationRedactor,
+    private readonly events: WebhookEventRetention,
   ) {}
 
   get enabled(): boolean {
@@ -71,7 +65,7 @@ export class RetentionService {
     const days = this.config.webhookEventRetentionDays;
     if (days > 0) {
       for (let n = DELETE_BATCH; n === DELETE_BATCH && keepGoing();) {
-        n = await this.deleteExpiredEvents(days, DELETE_BATCH);
+        n = await this.events.deleteExpired(days, DELETE_BATCH);
         counts.webhookEvents += n;
       }
     }
@@ -89,29 +83,9 @@ export class RetentionService {
   async preview(): Promise<RetentionCounts> {
     const pii = this.config.piiRetentionDays;
     const days = this.config.webhookEventRetentionDays;
-    const count = async (sql: string, value: number): Promise<number> => {
-      const [row] = (await this.dataSource.query(sql, [value])) as { count: number }[];
-      return row.count;
-    };
     return {
-      verifications:
-        pii > 0 ? await count(`SELECT count(*)::int AS count FROM verifications WHERE ${AGED_VERIFICATIONS}`, pii) : 0,
-      webhookEvents:
-        days > 0 ? await count(`SELECT count(*)::int AS count FROM webhook_events WHERE ${AGED_EVENTS}`, days) : 0,
+      verifications: pii > 0 ? await this.redactor.countExpired(pii) : 0,
+      webhookEvents: days > 0 ? await this.events.countExpired(days) : 0,
     };
-  }
-
-  /** Deletes up to `limit` finished events past the window, oldest first; rows another transaction holds wait for a later pass. */
-  private async deleteExpiredEvents(days: number, limit: number): Promise<number> {
-    const [row] = (await this.dataSource.query(
-      `WITH aged AS (
-         SELECT id FROM webhook_events WHERE ${AGED_EVENTS} ORDER BY created_at LIMIT $2 FOR UPDATE SKIP LOCKED),
-       deleted AS (
-         DELETE FROM webhook_events e USING aged WHERE e.id = aged.id AND e.delivery_status <> 'pending' RETURNING 1)
-       SELECT count(*)::int AS count FROM deleted`,
-      [days, limit],
-    )) as { count: number }[];
-    webhookEventsDeleted.inc(row.count);
-    return row.count;
   }
 }
