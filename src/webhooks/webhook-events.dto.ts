@@ -76,7 +76,13 @@ export class WebhookAttemptResponseDto {
 export class WebhookEventResponseDto {
   @ApiProperty({ format: 'uuid', description: 'Also the webhook-id header of every attempt' }) id!: string;
   @ApiProperty({ enum: ['webhook_event'] }) object!: 'webhook_event';
-  @ApiProperty({ example: 'verification.status_changed' }) type!: string;
+  @ApiProperty({
+    example: 'verification.status_changed',
+    description:
+      'verification.status_changed or verification.redacted (the payload of a test event keeps its own type); ' +
+      'new types may be added: ignore the ones you do not know',
+  })
+  type!: string;
   @ApiProperty({ format: 'uuid' }) verification_id!: string;
   @ApiProperty({ format: 'date-time' }) created_at!: string;
   @ApiProperty({ enum: DELIVERY_STATUSES }) delivery_status!: DeliveryStatus;
@@ -85,7 +91,13 @@ export class WebhookEventResponseDto {
   @ApiProperty({ nullable: true, type: Number }) last_response_status!: number | null;
   @ApiProperty({ nullable: true, type: String, example: 'HTTP 500' }) last_error!: string | null;
   @ApiProperty({ format: 'date-time', nullable: true, type: String }) next_attempt_at!: string | null;
-  @ApiProperty({ type: 'object', additionalProperties: true, description: 'The exact body that is POSTed' })
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: true,
+    description:
+      'The exact body that is POSTed. After the verification was redacted, its personal fields are erased here too ' +
+      '(and data.verification.redacted_at is set); ids, status and version stay as at the change',
+  })
   payload!: object;
 }
 
