@@ -1,31 +1,10 @@
-import { spawn } from 'node:child_process';
-import { join } from 'node:path';
 import Redis from 'ioredis';
+import { cli } from './helpers/cli';
 import { createAccount, createVerification, transition } from './helpers/factories';
 import { startApp, TestApp } from './helpers/test-app';
 import { WebhookReceiver } from './helpers/webhook-receiver';
 
-const CLI_JS = join(__dirname, '..', 'dist', 'src', 'cli', 'main.js');
 const UNKNOWN_ID = '0193a6f2-0000-7000-8000-000000000000';
-
-interface CliResult {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** The compiled CLI as operators run it, against this run's database and queue prefix. */
-function cli(...args: string[]): Promise<CliResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI_JS, ...args], { env: process.env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.once('error', reject);
-    child.once('exit', (code) => resolve({ code, stdout, stderr }));
-  });
-}
 
 /** A failed event: an account without webhook_url gets its events recorded as failed at once. */
 async function failedEvent(t: TestApp, accountId: string): Promise<string> {
@@ -61,7 +40,14 @@ describe('operations CLI (npm run cli)', () => {
     for (const args of [['--help'], []]) {
       const result = await cli(...args);
       expect(result.code).toBe(0);
-      for (const command of ['accounts:create', 'accounts:rotate-secret', 'deliveries:failed', 'deliveries:replay']) {
+      for (const command of [
+        'accounts:create',
+        'accounts:rotate-secret',
+        'deliveries:failed',
+        'deliveries:replay',
+        'redact <verification-id>',
+        'retention [--dry-run]',
+      ]) {
         expect(result.stdout).toContain(command);
       }
     }

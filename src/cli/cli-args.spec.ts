@@ -59,8 +59,40 @@ describe('parseArgs', () => {
       'deliveries:replay: --event cannot be combined with --created-to',
     ],
     [['deliveries:replay', ID, ID], `deliveries:replay: unexpected argument "${ID}"`],
+    [['redact'], 'redact: missing <verification-id>'],
+    [['redact', ID, ID], `redact: unexpected argument "${ID}"`],
+    [['redact', ID, '--dry-run'], 'redact: unknown option --dry-run'],
+    [['retention', ID], `retention: unexpected argument "${ID}"`],
+    [['retention', '--dry-run=x'], 'retention: --dry-run takes no value'],
+    [['retention', '--dry-run='], 'retention: --dry-run takes no value'],
+    [['retention', '--dry-run', '--dry-run'], 'retention: --dry-run given twice'],
+    [['retention', '--dry-run', 'false'], 'retention: unexpected argument "false"'],
+    [['retention', '--dry'], 'retention: unknown option --dry'],
+    [['retention', '--force'], 'retention: unknown option --force'],
+    [['retention', '--', '--dry-run'], 'retention: unknown option --'],
   ])('refuses %j with one line', (argv, message) => {
     expect(() => parseArgs(argv)).toThrow(new CliUsageError(message));
+  });
+});
+
+describe('parseArgs: redact and retention', () => {
+  it('redact takes the verification id and no option', () => {
+    expect(parseArgs(['redact', ID])).toEqual({ kind: 'run', command: 'redact', args: [ID], options: {} });
+  });
+
+  it('retention takes no argument; --dry-run is a flag without a value', () => {
+    expect(parseArgs(['retention'])).toEqual({ kind: 'run', command: 'retention', args: [], options: {} });
+    expect(parseArgs(['retention', '--dry-run'])).toEqual({
+      kind: 'run',
+      command: 'retention',
+      args: [],
+      options: { 'dry-run': 'true' },
+    });
+  });
+
+  it('shows their usage for --help, even after a flag', () => {
+    expect(parseArgs(['redact', '--help'])).toEqual({ kind: 'help', command: 'redact' });
+    expect(parseArgs(['retention', '--dry-run', '-h'])).toEqual({ kind: 'help', command: 'retention' });
   });
 });
 
@@ -73,6 +105,13 @@ describe('usage', () => {
     expect(text).toContain(
       'deliveries:replay <account-id> [--event <event-id>] [--created-from <iso-time>] [--created-to <iso-time>]',
     );
+    expect(text).toContain('  redact <verification-id>\n');
+    expect(text).toContain('  retention [--dry-run]\n');
+  });
+
+  it('shows a flag as an option without a value', () => {
+    expect(usage('retention')).toMatch(/^Usage: npm run cli -- retention \[--dry-run\]\n\n.*--dry-run only counts/);
+    expect(usage('redact')).toMatch(/^Usage: npm run cli -- redact <verification-id>\n/);
   });
 
   it("gives one command's usage", () => {

@@ -190,3 +190,55 @@ describe('parseConfig: read replicas and the request time-out', () => {
     expect(failure({ ...SECRETS, HTTP_REQUEST_TIMEOUT_MS: '10' }).message).toMatch(/HTTP_REQUEST_TIMEOUT_MS/);
   });
 });
+
+describe('parseConfig: retention', () => {
+  it('keeps personal data until told otherwise and deletes finished events after 90 days', () => {
+    expect(parseConfig(SECRETS)).toMatchObject({
+      piiRetentionDays: 0,
+      webhookEventRetentionDays: 90,
+      retentionIntervalMs: 60_000,
+    });
+  });
+
+  it('reads 0 (off), the bounds, and the pass interval', () => {
+    expect(
+      parseConfig({
+        ...SECRETS,
+        PII_RETENTION_DAYS: '0',
+        WEBHOOK_EVENT_RETENTION_DAYS: '0',
+        RETENTION_INTERVAL_MS: '100',
+      }),
+    ).toMatchObject({ piiRetentionDays: 0, webhookEventRetentionDays: 0, retentionIntervalMs: 100 });
+    expect(parseConfig({ ...SECRETS, PII_RETENTION_DAYS: '36500', WEBHOOK_EVENT_RETENTION_DAYS: '1' })).toMatchObject({
+      piiRetentionDays: 36_500,
+      webhookEventRetentionDays: 1,
+    });
+    expect(parseConfig({ ...SECRETS, PII_RETENTION_DAYS: '30', WEBHOOK_EVENT_RETENTION_DAYS: '' })).toMatchObject({
+      piiRetentionDays: 30,
+      webhookEventRetentionDays: 90,
+    });
+  });
+
+  it.each([
+    ['PII_RETENTION_DAYS', '-1'],
+    ['PII_RETENTION_DAYS', '1.5'],
+    ['PII_RETENTION_DAYS', 'abc'],
+    ['PII_RETENTION_DAYS', '30d'],
+    ['PII_RETENTION_DAYS', ' 30'],
+    ['PII_RETENTION_DAYS', '1e3'],
+    ['PII_RETENTION_DAYS', '36501'],
+    ['WEBHOOK_EVENT_RETENTION_DAYS', '-3'],
+    ['WEBHOOK_EVENT_RETENTION_DAYS', '90.0'],
+    ['WEBHOOK_EVENT_RETENTION_DAYS', '99999999999999999999'],
+  ])('%s=%p stops the start with one line naming it and its range', (name, value) => {
+    const error = failure({ ...SECRETS, [name]: value });
+    expect(error.variable).toBe(name);
+    expect(error.message).toBe(`Invalid configuration: ${name} must be an integer between 0 and 36500`);
+  });
+
+  it.each(['99', '0', '-100', '86400001'])('RETENTION_INTERVAL_MS=%p is refused naming it', (value) => {
+    expect(failure({ ...SECRETS, RETENTION_INTERVAL_MS: value }).message).toBe(
+      'Invalid configuration: RETENTION_INTERVAL_MS must be an integer between 100 and 86400000',
+    );
+  });
+});
