@@ -39,7 +39,7 @@ export interface StoredEventBody {
 /**
  * The bodies of every event of the given verifications (of the given accounts), locked in id order
  * so that two erasures touching the same events cannot deadlock each other. $1 account ids, $2
- * verification ids.
+ * verification ids. (test/retention.e2e-spec.ts finds workers waiting on this statement by its text.)
  */
 export const EVENT_BODIES_OF_VERIFICATIONS_SQL = `
   SELECT id, verification_id AS "verificationId", body FROM webhook_events
