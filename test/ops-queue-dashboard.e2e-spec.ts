@@ -5,6 +5,7 @@ import { createAccount, createVerification, createVerificationInStatus, transiti
 import { RedisServer } from './helpers/redis-server';
 import { TestApp, startApp } from './helpers/test-app';
 import { WebhookReceiver, verifySignature } from './helpers/webhook-receiver';
+import { waitFor } from './helpers/poll';
 
 const QUEUE = 'webhook-deliveries';
 /** U+2192, as the job data writes a status change. */
@@ -41,17 +42,6 @@ function board(t: TestApp, path: string, method: 'get' | 'put' = 'get'): Test {
 /** The dashboard API path of one delivery cycle's job (the UI encodes the id the same way). */
 function jobPath(eventId: string, cycle = 1): string {
   return `/api/queues/${QUEUE}/${encodeURIComponent(`${eventId}:${cycle}`)}`;
-}
-
-/** Polls `read` until `done` holds; fails after the deadline showing the last value read. */
-async function waitFor<T>(read: () => Promise<T>, done: (value: T) => boolean, what: string, timeoutMs = 15_000) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; last seen: ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
 }
 
 /** A 2xx; on failure the message shows what bull-board or the service answered instead. */
