@@ -6,6 +6,8 @@ export interface BenchProcess {
   name: string;
   url: string;
   output: string[];
+  /** The node process itself (its IPC channel when started with `ipc`). */
+  child: ChildProcess;
   stop(): Promise<void>;
 }
 
@@ -34,6 +36,8 @@ export interface StartOptions {
   ready: (url: string) => Promise<boolean>;
   /** How long SIGTERM may take before SIGKILL. */
   stopGraceMs: number;
+  /** Opens an IPC channel to the process (child.send, child.on('message')). */
+  ipc?: boolean;
 }
 
 /** Starts `script` on a free port with `env` and waits (30 s at most) until `ready` says so. */
@@ -47,7 +51,7 @@ export async function startProcess(
   const portEnv = Object.fromEntries((options.portVariables ?? ['PORT']).map((variable) => [variable, String(port)]));
   const child = spawn(process.execPath, [...(options.nodeArgs ?? []), script], {
     env: { ...process.env, ...env, ...portEnv },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: options.ipc ? ['ignore', 'pipe', 'pipe', 'ipc'] : ['ignore', 'pipe', 'pipe'],
   });
   const output: string[] = [];
   child.stdout?.on('data', (chunk: Buffer) => output.push(chunk.toString()));
@@ -62,7 +66,7 @@ export async function startProcess(
   const deadline = Date.now() + 30_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`${name} exited with ${child.exitCode}:\n${output.join('')}`);
-    if (await options.ready(url).catch(() => false)) return { name, url, output, stop };
+    if (await options.ready(url).catch(() => false)) return { name, url, output, child, stop };
     if (Date.now() > deadline) {
       await stop();
       throw new Error(`${name} did not start within 30 s:\n${output.join('')}`);

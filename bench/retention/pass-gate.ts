@@ -1,0 +1,61 @@
+/**
+ * Preloaded into the bench's worker (`node --require dist/bench/retention/pass-gate.js
+ * dist/src/main.js`, with an IPC channel): a gate in front of each batch of the retention pass
+ * (VerificationRedactor.redactExpired) and each delivery job (WebhookDeliveryProcessor.process), so
+ * the bench can pause the worker's work between two batches and continue it later, with the
+ * worker process itself alive and warm all along.
+ *
+ * {gate: 'close', seq} closes it: work already started goes on to its end (a batch to its COMMIT),
+ * new work waits; once nothing is running the worker answers {paused: seq}. Paused, the worker holds
+ * no transaction and no lock, and Bull keeps renewing the locks of the jobs waiting at the gate:
+ * an idle worker. {gate: 'open'} lets the waiting work go. Open, the gate costs one counter and one
+ * promise layer per batch and per job. Nothing of the service's code is changed on disk.
+ */
+import 'reflect-metadata';
+import { VerificationRedactor } from 'src/verifications/verification-redactor.service';
+import { WebhookDeliveryProcessor } from 'src/webhooks/webhook-delivery.processor';
+
+export type GateMessage = { gate: 'close'; seq: number } | { gate: 'open' };
+export interface GateReply {
+  paused: number;
+}
+
+let closed = false;
+let opened: Promise<void> = Promise.resolve();
+let open: () => void = () => undefined;
+let closeSeq = 0;
+let running = 0;
+
+function reportIfPaused(): void {
+  if (closed && running === 0) process.send?.({ paused: closeSeq } satisfies GateReply);
+}
+
+function gated<A extends unknown[], R>(work: (...args: A) => Promise<R>): (...args: A) => Promise<R> {
+  return async function (this: unknown, ...args: A): Promise<R> {
+    while (closed) await opened;
+    running++;
+    try {
+      return await work.apply(this, args);
+    } finally {
+      running--;
+      reportIfPaused();
+    }
+  };
+}
+
+VerificationRedactor.prototype.redactExpired = gated(VerificationRedactor.prototype.redactExpired);
+WebhookDeliveryProcessor.prototype.process = gated(WebhookDeliveryProcessor.prototype.process);
+
+process.on('message', (message: GateMessage) => {
+  if (message.gate === 'close') {
+    closeSeq = message.seq;
+    if (!closed) {
+      closed = true;
+      opened = new Promise((resolve) => (open = resolve));
+    }
+    reportIfPaused();
+  } else if (closed) {
+    closed = false;
+    open();
+  }
+});

@@ -1,0 +1,64 @@
+import type { BenchProcess } from '../common/processes';
+import type { GateMessage, GateReply } from './pass-gate';
+
+/**
+ * The bench's side of pass-gate.ts: the worker's pass (and its delivery jobs) go on only between
+ * `resume` and `pause`; `pause` resolves once the batch and the jobs under way have ended. The
+ * time in between is the pass's running time.
+ */
+export class PausableWorker {
+  private runningMs = 0;
+  private resumedAt: number | undefined = performance.now();
+  private seq = 0;
+  private readonly waiting = new Map<number, () => void>();
+  pauses = 0;
+  /** The longest wait, in ms, between asking for a pause and the worker being paused. */
+  maxPauseWaitMs = 0;
+
+  constructor(readonly process: BenchProcess) {
+    process.child.on('message', (reply: GateReply) => {
+      this.waiting.get(reply.paused)?.();
+      this.waiting.delete(reply.paused);
+    });
+  }
+
+  /** Running time since the last call, in seconds. */
+  takeRunningSeconds(): number {
+    const now = performance.now();
+    const ms = this.runningMs + (this.resumedAt === undefined ? 0 : now - this.resumedAt);
+    this.runningMs = 0;
+    if (this.resumedAt !== undefined) this.resumedAt = now;
+    return ms / 1000;
+  }
+
+  resume(): void {
+    if (this.resumedAt !== undefined) return;
+    this.send({ gate: 'open' });
+    this.resumedAt = performance.now();
+  }
+
+  async pause(): Promise<void> {
+    const seq = ++this.seq;
+    const asked = performance.now();
+    const paused = new Promise<void>((resolve) => this.waiting.set(seq, resolve));
+    this.send({ gate: 'close', seq });
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error('the worker did not pause within 60 s')), 60_000);
+    });
+    try {
+      await Promise.race([paused, timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
+    const now = performance.now();
+    this.maxPauseWaitMs = Math.max(this.maxPauseWaitMs, now - asked);
+    if (this.resumedAt !== undefined) this.runningMs += now - this.resumedAt;
+    this.resumedAt = undefined;
+    this.pauses++;
+  }
+
+  private send(message: GateMessage): void {
+    this.process.child.send(message);
+  }
+}
