@@ -1,3 +1,4 @@
+import { createAccount } from './helpers/factories';
 import { TestApp, startApp } from './helpers/test-app';
 
 type Document = {
@@ -15,8 +16,14 @@ type Document = {
       }
     >
   >;
-  components: { securitySchemes: Record<string, { type: string; scheme: string }>; schemas: Record<string, unknown> };
+  servers: { url: string }[];
+  components: {
+    securitySchemes: Record<string, { type: string; scheme: string; bearerFormat?: string }>;
+    schemas: Record<string, unknown>;
+  };
 };
+
+type Scheme = 'client' | 'internal' | 'admin';
 
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'];
 const SAMPLE_ID = '0193a6f2-0000-7000-8000-000000000000';
@@ -39,12 +46,54 @@ describe('OpenAPI document', () => {
     await t.close();
   });
 
-  it('is OpenAPI 3 with the three bearer schemes and the error body', () => {
+  it('is OpenAPI 3 with a server, three opaque bearer schemes and the error body', () => {
     expect(doc.openapi).toMatch(/^3\./);
+    expect(doc.servers.length).toBeGreaterThan(0);
+    const formats = new Set<string | undefined>();
     for (const name of ['client', 'internal', 'admin']) {
-      expect(doc.components.securitySchemes[name]).toMatchObject({ type: 'http', scheme: 'bearer' });
+      const scheme = doc.components.securitySchemes[name];
+      expect(scheme).toMatchObject({ type: 'http', scheme: 'bearer' });
+      expect(scheme.bearerFormat).not.toMatch(/jwt/i);
+      formats.add(JSON.stringify(scheme));
     }
+    expect(formats.size).toBe(3);
     expect(doc.components.schemas.ErrorBody).toBeDefined();
+  });
+
+  it('gives every operation the scheme its route really requires: the others are 401, its own is not', async () => {
+    const account = await createAccount(t);
+    const credentials: Record<Scheme, string> = {
+      client: account.secret,
+      internal: t.internalToken,
+      admin: t.adminToken,
+    };
+    let checked = 0;
+    for (const [path, item] of Object.entries(doc.paths)) {
+      for (const [method, operation] of Object.entries(item)) {
+        const route = `${method.toUpperCase()} ${path}`;
+        const call = (token?: string) => {
+          const req = t.http[method as 'get'](concrete(path));
+          return token === undefined ? req : req.set('authorization', `Bearer ${token}`);
+        };
+        if (!path.startsWith('/api/v1/')) {
+          expect({ route, security: operation.security }).toEqual({ route, security: [] });
+          expect({ route, status: (await call()).status }).toEqual({ route, status: 200 });
+          continue;
+        }
+        const required = Object.keys(operation.security?.[0] ?? {})[0] as Scheme;
+        for (const [scheme, token] of Object.entries(credentials) as [Scheme, string][]) {
+          const status = (await call(token)).status;
+          expect({ route, scheme, unauthorized: status === 401 }).toEqual({
+            route,
+            scheme,
+            unauthorized: scheme !== required,
+          });
+        }
+        expect({ route, status: (await call(`${credentials[required]}x`)).status }).toEqual({ route, status: 401 });
+        checked += 1;
+      }
+    }
+    expect(checked).toBeGreaterThanOrEqual(14);
   });
 
   it('serves Swagger UI at /api/docs', async () => {

@@ -9,7 +9,14 @@ export class CreateAccountDto {
   @Matches(/\S/, { message: 'name must not be blank' })
   name!: string;
 
-  @ApiPropertyOptional({ example: 'https://acme.example/webhooks/kyc', nullable: true, maxLength: 2048 })
+  @ApiPropertyOptional({
+    type: String,
+    format: 'uri',
+    nullable: true,
+    maxLength: 2048,
+    example: 'https://acme.example/webhooks/kyc',
+    description: 'Absolute https URL (http too when WEBHOOK_ALLOW_INSECURE_URLS=true), no user-info',
+  })
   @ValidateIf((dto: CreateAccountDto) => dto.webhook_url !== undefined && dto.webhook_url !== null)
   @IsString()
   webhook_url?: string | null;
@@ -25,8 +32,11 @@ export class UpdateAccountDto {
   name?: string;
 
   @ApiPropertyOptional({
-    example: 'https://acme.example/webhooks/kyc',
+    type: String,
+    format: 'uri',
     nullable: true,
+    maxLength: 2048,
+    example: 'https://acme.example/webhooks/kyc',
     description: 'null clears the URL',
   })
   @ValidateIf((dto: UpdateAccountDto) => dto.webhook_url !== undefined && dto.webhook_url !== null)
@@ -35,7 +45,7 @@ export class UpdateAccountDto {
 }
 
 export class RotateSecretDto {
-  @ApiPropertyOptional({ default: 86400, minimum: 0, maximum: 604800 })
+  @ApiPropertyOptional({ type: 'integer', default: 86400, minimum: 0, maximum: 604800 })
   @IsOptional()
   @IsInt()
   @Min(0)
@@ -47,7 +57,7 @@ export class AccountResponseDto {
   @ApiProperty({ format: 'uuid' }) id!: string;
   @ApiProperty({ enum: ['account'] }) object!: 'account';
   @ApiProperty() name!: string;
-  @ApiProperty({ nullable: true, type: String }) webhook_url!: string | null;
+  @ApiProperty({ nullable: true, type: String, format: 'uri' }) webhook_url!: string | null;
   @ApiProperty({ format: 'date-time' }) created_at!: string;
 }
 

@@ -1,6 +1,8 @@
 import { Body, Controller, Get, HttpCode, Param, Patch, Post, UseGuards } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { toAccountResponse } from 'src/accounts/account.mapper';
+import { ApiError } from 'src/common/api-error';
+import { ApiErrors } from 'src/common/api-error-responses';
 import {
   AccountResponseDto,
   CreateAccountDto,
@@ -13,7 +15,7 @@ import { AccountsService } from 'src/accounts/accounts.service';
 import { RequiresCredential } from 'src/common/credentials';
 import { iso } from 'src/common/time';
 import { UndeclaredInputGuard } from 'src/common/undeclared-input.guard';
-import { UuidParamPipe } from 'src/common/uuid-param.pipe';
+import { invalidId, UuidParamPipe } from 'src/common/uuid-param.pipe';
 
 @ApiTags('admin')
 @RequiresCredential('admin')
@@ -25,6 +27,10 @@ export class AdminAccountsController {
   @Post()
   @ApiOperation({ summary: 'Create an account; the response is the only time its secret is shown' })
   @ApiCreatedResponse({ type: CreatedAccountResponseDto })
+  @ApiErrors(
+    ApiError.validation('name', 'must not be blank'),
+    ApiError.validation('webhook_url', 'must be an https URL'),
+  )
   async create(@Body() dto: CreateAccountDto): Promise<CreatedAccountResponseDto> {
     const { account, secret } = await this.accounts.create(dto.name, dto.webhook_url ?? null);
     return { ...toAccountResponse(account), webhook_secret: secret };
@@ -33,6 +39,7 @@ export class AdminAccountsController {
   @Get(':id')
   @ApiOperation({ summary: 'The account, without its secret' })
   @ApiOkResponse({ type: AccountResponseDto })
+  @ApiErrors(invalidId(), ApiError.notFound('account'))
   async get(@Param('id', UuidParamPipe) id: string): Promise<AccountResponseDto> {
     return toAccountResponse(await this.accounts.get(id));
   }
@@ -40,6 +47,11 @@ export class AdminAccountsController {
   @Patch(':id')
   @ApiOperation({ summary: 'Update name and/or webhook_url; null clears the URL' })
   @ApiOkResponse({ type: AccountResponseDto })
+  @ApiErrors(
+    ApiError.validation('webhook_url', 'must not contain user info'),
+    invalidId(),
+    ApiError.notFound('account'),
+  )
   async update(@Param('id', UuidParamPipe) id: string, @Body() dto: UpdateAccountDto): Promise<AccountResponseDto> {
     return toAccountResponse(await this.accounts.update(id, { name: dto.name, webhookUrl: dto.webhook_url }));
   }
@@ -48,6 +60,11 @@ export class AdminAccountsController {
   @HttpCode(200)
   @ApiOperation({ summary: 'Issue a new secret; the old one keeps working for the grace period' })
   @ApiOkResponse({ type: RotatedSecretResponseDto })
+  @ApiErrors(
+    ApiError.validation('grace_period_seconds', 'must not be greater than 604800'),
+    invalidId(),
+    ApiError.notFound('account'),
+  )
   async rotate(
     @Param('id', UuidParamPipe) id: string,
     @Body() dto: RotateSecretDto,

@@ -52,7 +52,7 @@ export class AllExceptionsFilter implements ExceptionFilter {
     }
     const parserError = exception as BodyParserError;
     if (parserError?.type === 'entity.too.large') {
-      return new ApiError('payload_too_large', 'Request body must not exceed 100 KB');
+      return ApiError.payloadTooLarge();
     }
     if (parserError?.type === 'entity.parse.failed') {
       return new ApiError('validation_failed', 'Request body is not valid JSON', [

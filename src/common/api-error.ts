@@ -58,6 +58,21 @@ export class ApiError extends Error {
     return new ApiError('unauthorized', 'Missing or invalid credentials', [], { 'WWW-Authenticate': 'Bearer' });
   }
 
+  static payloadTooLarge(): ApiError {
+    return new ApiError('payload_too_large', 'Request body must not exceed 100 KB');
+  }
+
+  static notJsonBody(): ApiError {
+    return new ApiError('unsupported_media_type', 'Request body must be application/json');
+  }
+
+  /** Bodies are never compressed: refused before the body parser would inflate them. */
+  static encodedBody(): ApiError {
+    return new ApiError('unsupported_media_type', 'Content-Encoding must be identity: send the body uncompressed', [
+      { field: 'content-encoding', issue: 'must be identity' },
+    ]);
+  }
+
   /** A dependency unreachable (PostgreSQL for the API, Redis for the queue dashboard): 503 at once rather than hanging. */
   static dependencyUnavailable(dependency: 'postgres' | 'redis'): ApiError {
     return new ApiError(

@@ -31,13 +31,23 @@ function assignRequestId(req: Request, res: Response, next: NextFunction): void 
   next();
 }
 
+/**
+ * Bodies are never compressed: a `Content-Encoding` other than `identity` is refused whatever the
+ * route, before the body parser would try to inflate it.
+ */
+function refuseContentEncoding(req: Request, res: Response, next: NextFunction): void {
+  const encoding = req.headers['content-encoding'];
+  if (encoding === undefined || encoding.trim().toLowerCase() === 'identity') return next();
+  return sendError(res, req, ApiError.encodedBody());
+}
+
 /** A body must be UTF-8 JSON; bodiless POSTs are treated as `{}`. */
 function requireJson(req: Request, res: Response, next: NextFunction): void {
   if (!hasBody(req)) return next();
   const type = req.headers['content-type'] ?? '';
   const charset = CHARSET.exec(type)?.[2]?.toLowerCase();
   if (!JSON_TYPE.test(type) || (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8')) {
-    return sendError(res, req, new ApiError('unsupported_media_type', 'Request body must be application/json'));
+    return sendError(res, req, ApiError.notJsonBody());
   }
   next();
 }
@@ -90,6 +100,7 @@ export function configureHttp(nestApp: INestApplication, edge: HttpEdge = {}): v
   app.use(httpMetricsMiddleware);
   if (edge.publicApi) app.use(PUBLIC_API_PREFIX, edge.publicApi);
   app.use(helmet({ contentSecurityPolicy: false }));
+  app.use(refuseContentEncoding);
   app.use(requireJson);
   app.use(express.json({ limit: BODY_LIMIT, strict: true, type: () => true }));
   app.use(requireObjectBody);

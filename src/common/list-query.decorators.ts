@@ -14,7 +14,7 @@ export function TimestampBound(bound: 'Inclusive' | 'Exclusive'): PropertyDecora
 
 export function PageLimit(): PropertyDecorator {
   return applyDecorators(
-    ApiPropertyOptional({ minimum: 1, maximum: MAX_LIMIT, default: DEFAULT_LIMIT }),
+    ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: MAX_LIMIT, default: DEFAULT_LIMIT }),
     IsOptional(),
     IsString(),
   );

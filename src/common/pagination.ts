@@ -25,6 +25,11 @@ export function parseLimit(raw: string | undefined): number {
 
 const MAX_CURSOR_LENGTH = 512;
 
+export const invalidCursor = (): ApiError =>
+  new ApiError('invalid_cursor', 'cursor is invalid, or was made for other filters or another sort', [
+    { field: 'cursor', issue: 'is invalid for these filters and sort' },
+  ]);
+
 export function decodeCursor(codec: CursorCodec, scope: string, cursor: string | undefined): CursorPosition | null {
   if (cursor === undefined) return null;
   try {
@@ -32,9 +37,7 @@ export function decodeCursor(codec: CursorCodec, scope: string, cursor: string |
     return codec.decode(scope, cursor);
   } catch (error) {
     if (error instanceof InvalidCursorError) {
-      throw new ApiError('invalid_cursor', 'cursor is invalid, or was made for other filters or another sort', [
-        { field: 'cursor', issue: 'is invalid for these filters and sort' },
-      ]);
+      throw invalidCursor();
     }
     throw error;
   }

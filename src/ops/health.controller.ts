@@ -1,7 +1,8 @@
 import { Controller, Get, HttpException, Logger, UseGuards } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { HealthCheckService, HealthIndicatorService, TypeOrmHealthIndicator } from '@nestjs/terminus';
 import { ApiError } from 'src/common/api-error';
+import { ApiErrors } from 'src/common/api-error-responses';
 import { UndeclaredInputGuard } from 'src/common/undeclared-input.guard';
 import { OpsRedis } from 'src/ops/ops-redis';
 
@@ -25,7 +26,15 @@ export class HealthController {
 
   @Get('live')
   @ApiOperation({ summary: 'Liveness: 200 while the process runs' })
-  @ApiOkResponse({ schema: { example: { status: 'ok' } } })
+  @ApiOkResponse({
+    schema: {
+      type: 'object',
+      required: ['status'],
+      additionalProperties: false,
+      properties: { status: { type: 'string', enum: ['ok'] } },
+      example: { status: 'ok' },
+    },
+  })
   live(): { status: 'ok' } {
     return { status: 'ok' };
   }
@@ -34,8 +43,24 @@ export class HealthController {
   @ApiOperation({
     summary: 'Readiness: 200 when PostgreSQL and Redis answer within 1 s, else 503 naming each one down',
   })
-  @ApiOkResponse({ schema: { example: { status: 'ok', checks: { postgres: 'up', redis: 'up' } } } })
-  @ApiServiceUnavailableResponse({ description: 'details: [{ "field": "redis", "issue": "down" }]' })
+  @ApiOkResponse({
+    schema: {
+      type: 'object',
+      required: ['status', 'checks'],
+      additionalProperties: false,
+      properties: {
+        status: { type: 'string', enum: ['ok'] },
+        checks: {
+          type: 'object',
+          required: [...DEPENDENCIES],
+          additionalProperties: false,
+          properties: Object.fromEntries(DEPENDENCIES.map((name) => [name, { type: 'string', enum: ['up'] }])),
+        },
+      },
+      example: { status: 'ok', checks: { postgres: 'up', redis: 'up' } },
+    },
+  })
+  @ApiErrors(notReady(['redis']), notReady(['postgres', 'redis']))
   async ready(): Promise<{ status: 'ok'; checks: Record<string, 'up'> }> {
     try {
       await this.health.check([
@@ -52,13 +77,17 @@ export class HealthController {
     } catch (error) {
       const down = DEPENDENCIES.filter((name) => downIn(error, name));
       this.logger.warn({ down }, 'not ready');
-      throw new ApiError(
-        'service_unavailable',
-        `Not ready: ${down.length > 0 ? down.join(', ') : 'a dependency'} down`,
-        down.map((field) => ({ field, issue: 'down' })),
-      );
+      throw notReady(down);
     }
   }
+}
+
+function notReady(down: readonly string[]): ApiError {
+  return new ApiError(
+    'service_unavailable',
+    `Not ready: ${down.length > 0 ? down.join(', ') : 'a dependency'} down`,
+    down.map((field) => ({ field, issue: 'down' })),
+  );
 }
 
 function downIn(error: unknown, name: string): boolean {

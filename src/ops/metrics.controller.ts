@@ -1,5 +1,5 @@
 import { Controller, Get, Header, UseGuards } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { metricsRegistry } from 'src/common/metrics';
 import { UndeclaredInputGuard } from 'src/common/undeclared-input.guard';
 
@@ -11,8 +11,12 @@ export class MetricsController {
   @Header('Content-Type', metricsRegistry.contentType)
   @Header('Cache-Control', 'no-store')
   @ApiOperation({ summary: 'Prometheus metrics: HTTP latency by route and status, queue depth, deliveries, process' })
-  @ApiProduces('text/plain')
-  @ApiOkResponse({ description: 'Prometheus text exposition format' })
+  @ApiOkResponse({
+    description: 'Prometheus text exposition format',
+    content: {
+      'text/plain': { schema: { type: 'string', example: 'webhook_deliveries_total{outcome="delivered"} 42' } },
+    },
+  })
   async metrics(): Promise<string> {
     return metricsRegistry.metrics();
   }

@@ -1,29 +1,30 @@
-import { ERROR_CODES, type ErrorCode } from 'src/common/api-error';
+import type { HeaderObject, SchemaObject } from '@nestjs/swagger';
+import { ApiError, ERROR_CODES } from 'src/common/api-error';
 import { MAX_LIMIT } from 'src/common/pagination';
 
 /** The contract's error body, shared by every non-2xx response in the OpenAPI document. */
-export const ERROR_BODY_SCHEMA = {
-  type: 'object' as const,
+export const ERROR_BODY_SCHEMA: SchemaObject = {
+  type: 'object',
   required: ['error'],
+  additionalProperties: false,
   properties: {
     error: {
-      type: 'object' as const,
+      type: 'object',
       required: ['code', 'message', 'details', 'request_id'],
+      additionalProperties: false,
       properties: {
-        code: {
-          type: 'string' as const,
-          enum: ERROR_CODES,
-        },
-        message: { type: 'string' as const },
+        code: { type: 'string', enum: ERROR_CODES },
+        message: { type: 'string' },
         details: {
-          type: 'array' as const,
+          type: 'array',
           items: {
-            type: 'object' as const,
+            type: 'object',
             required: ['field', 'issue'],
-            properties: { field: { type: 'string' as const }, issue: { type: 'string' as const } },
+            additionalProperties: false,
+            properties: { field: { type: 'string' }, issue: { type: 'string' } },
           },
         },
-        request_id: { type: 'string' as const },
+        request_id: { type: 'string', description: 'The x-request-id of the response' },
       },
     },
   },
@@ -32,60 +33,73 @@ export const ERROR_BODY_SCHEMA = {
       code: 'validation_failed',
       message: `limit must not be greater than ${MAX_LIMIT}`,
       details: [{ field: 'limit', issue: `must not be greater than ${MAX_LIMIT}` }],
-      request_id: '9b1c2f0e-5d1a-4c4e-9a57-3f1f1e0b7c11',
+      request_id: '0193a6f2-5d1a-7c4e-9a57-3f1f1e0b7c11',
     },
   },
 };
 
-export const RATE_LIMIT_HEADERS = {
-  'RateLimit-Limit': {
-    description: 'Requests allowed per minute for this account (RATE_LIMIT_PER_MINUTE)',
-    schema: { type: 'integer' as const },
+/** Headers of every response (x-request-id) and of every public response (RateLimit-*). */
+export const RESPONSE_HEADERS: Record<string, HeaderObject> = {
+  RequestId: {
+    description:
+      "The request's id: the caller's x-request-id when it is 1-128 of [A-Za-z0-9._-], otherwise a new one. " +
+      'Every log line of the request carries it.',
+    required: true,
+    schema: { type: 'string', minLength: 1, maxLength: 128, pattern: '^[A-Za-z0-9._-]+$' },
   },
-  'RateLimit-Remaining': { description: 'Requests left in the current window', schema: { type: 'integer' as const } },
-  'RateLimit-Reset': { description: 'Seconds until the current window ends', schema: { type: 'integer' as const } },
+  RateLimitLimit: {
+    description: 'Requests allowed per minute for this account (RATE_LIMIT_PER_MINUTE)',
+    required: true,
+    schema: { type: 'integer', minimum: 0, example: 1200 },
+  },
+  RateLimitRemaining: {
+    description: 'Requests left in the current window',
+    required: true,
+    schema: { type: 'integer', minimum: 0, example: 1199 },
+  },
+  RateLimitReset: {
+    description: 'Seconds until the current window ends',
+    required: true,
+    schema: { type: 'integer', minimum: 0, example: 60 },
+  },
 };
 
-export const STATUS_CODES: Record<number, string> = {
-  400: 'validation_failed or invalid_cursor',
-  401: 'unauthorized: credential missing, malformed, unknown, expired or of the wrong kind',
-  404: 'not_found: no such resource for this caller',
-  409: 'invalid_transition or version_conflict',
-  413: 'payload_too_large: body over 100 KB',
-  415: 'unsupported_media_type: body is not application/json',
-  429: 'rate_limited',
-  500: 'internal_error',
-  503: 'service_unavailable: a dependency the route needs is down',
+export const REQUEST_ID_HEADERS = { 'x-request-id': { $ref: '#/components/headers/RequestId' } };
+export const RATE_LIMIT_HEADERS = {
+  'RateLimit-Limit': { $ref: '#/components/headers/RateLimitLimit' },
+  'RateLimit-Remaining': { $ref: '#/components/headers/RateLimitRemaining' },
+  'RateLimit-Reset': { $ref: '#/components/headers/RateLimitReset' },
 };
 
-const EXAMPLES: Record<number, [ErrorCode, string, { field: string; issue: string }[]][]> = {
-  400: [
-    [
-      'validation_failed',
-      `limit must not be greater than ${MAX_LIMIT}`,
-      [{ field: 'limit', issue: `must not be greater than ${MAX_LIMIT}` }],
-    ],
-    ['invalid_cursor', 'cursor is invalid', []],
-  ],
-  401: [['unauthorized', 'Missing or invalid credentials', []]],
-  404: [['not_found', 'No such verification', []]],
-  409: [
-    ['invalid_transition', 'Cannot move from approved to processing', []],
-    ['version_conflict', 'expected_version 2 does not match the current version 3', []],
-  ],
-  413: [['payload_too_large', 'Request body must not exceed 100 KB', []]],
-  415: [['unsupported_media_type', 'Request body must be application/json', []]],
-  429: [['rate_limited', 'Rate limit of 1200 requests per minute exceeded', []]],
-  500: [['internal_error', 'Internal server error', []]],
-  503: [['service_unavailable', 'Not ready: redis down', [{ field: 'redis', issue: 'down' }]]],
-};
+export type RouteFamily = 'public' | 'internal' | 'admin' | 'ops';
 
-export function errorExamples(status: number): Record<string, { value: unknown }> {
-  const examples: Record<string, { value: unknown }> = {};
-  for (const [code, message, details] of EXAMPLES[status] ?? []) {
-    examples[code] = {
-      value: { error: { code, message, details, request_id: '9b1c2f0e-5d1a-4c4e-9a57-3f1f1e0b7c11' } },
-    };
+/**
+ * The errors every route of a family can answer whatever its own logic: the HTTP edge's (bad
+ * JSON, body size and type, another method), authentication, the rate limit, a database outage.
+ * A route's own errors (its validation, 404, 409) are declared on the route with `@ApiErrors`.
+ */
+export function sharedErrors(family: RouteFamily, method: string, pathMethods: readonly string[]): ApiError[] {
+  const other = ['DELETE', 'PUT', 'PATCH', 'POST', 'GET'].find((m) => !pathMethods.includes(m)) ?? 'TRACE';
+  const errors = [
+    method === 'GET'
+      ? ApiError.validation('expand', 'is not allowed')
+      : new ApiError('validation_failed', 'Request body is not valid JSON', [
+          { field: 'body', issue: 'is not valid JSON' },
+        ]),
+    new ApiError('method_not_allowed', `Method ${other} is not allowed on this route`, [], {
+      Allow: [...pathMethods].sort().join(', '),
+    }),
+    ApiError.payloadTooLarge(),
+    ApiError.notJsonBody(),
+    ApiError.encodedBody(),
+    new ApiError('internal_error', 'Internal server error'),
+  ];
+  if (family === 'ops') return errors;
+  errors.push(ApiError.unauthorized(), ApiError.databaseUnavailable());
+  if (family === 'public') {
+    errors.push(
+      new ApiError('rate_limited', 'Rate limit of 1200 requests per minute exceeded', [], { 'Retry-After': '12' }),
+    );
   }
-  return examples;
+  return errors;
 }

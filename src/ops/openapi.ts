@@ -1,8 +1,23 @@
 import type { INestApplication } from '@nestjs/common';
-import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
-import { errorExamples, ERROR_BODY_SCHEMA, RATE_LIMIT_HEADERS, STATUS_CODES } from 'src/ops/openapi-errors';
+import {
+  DocumentBuilder,
+  OpenAPIObject,
+  SwaggerModule,
+  type OperationObject,
+  type ReferenceObject,
+  type ResponseObject,
+  type SchemaObject,
+} from '@nestjs/swagger';
+import { errorResponse, ERROR_BODY_REF } from 'src/common/api-error-responses';
+import {
+  ERROR_BODY_SCHEMA,
+  RATE_LIMIT_HEADERS,
+  REQUEST_ID_HEADERS,
+  RESPONSE_HEADERS,
+  RouteFamily,
+  sharedErrors,
+} from 'src/ops/openapi-errors';
 
-type Operation = NonNullable<OpenAPIObject['paths'][string]['get']>;
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
 
 const DESCRIPTION = `KYC verification lookup and signed webhook result delivery.
@@ -13,75 +28,147 @@ const DESCRIPTION = `KYC verification lookup and signed webhook result delivery.
   valid credential are counted per client address, so 401 answers carry the headers too.
 * **Internal API** (\`/api/v1/internal\`): \`Authorization: Bearer <INTERNAL_API_TOKEN>\` (scheme \`internal\`).
 * **Admin API** (\`/api/v1/admin\`): \`Authorization: Bearer <ADMIN_TOKEN>\` (scheme \`admin\`).
+* **Operations** (\`/health/*\`, \`/metrics\`): no credential.
 
 Every response carries \`x-request-id\` (the caller's value when it is 1–128 of \`[A-Za-z0-9._-]\`,
-otherwise a new one). Every non-2xx response has the error body below. Unknown query parameters and
-body fields are rejected with 400. With PostgreSQL down, API routes answer 503 \`service_unavailable\`.`;
+otherwise a new one). Every non-2xx response has the error body \`ErrorBody\`; each operation lists
+every status it can answer. Unknown query parameters and body fields, and a query parameter given
+twice, are 400. A method a path does not serve is 405 with \`Allow\`. Bodies are UTF-8 JSON of at most
+100 KB, uncompressed (a \`Content-Encoding\` other than \`identity\` is 415). With PostgreSQL down, API
+routes answer 503 \`service_unavailable\`.`;
 
-/** The OpenAPI 3 document of every route, with the contract's error body on every operation. */
+const SUCCESS: Record<string, string> = { 200: 'OK', 201: 'Created', 202: 'Accepted: delivery is queued' };
+
+const SCHEMES = {
+  client: "The account's webhook secret, `whsec_` + base64 of 32 bytes. Opaque: not a JWT.",
+  internal: 'INTERNAL_API_TOKEN, for the capture widget and the processing pipeline. Opaque: not a JWT.',
+  admin: 'ADMIN_TOKEN, for operations staff. Opaque: not a JWT.',
+};
+
+/** The OpenAPI 3.0.3 document of every route, exact enough that a generated client needs no casts. */
 export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
-  const config = new DocumentBuilder()
+  const builder = new DocumentBuilder()
+    .setOpenAPIVersion('3.0.3')
     .setTitle('KYC verification lookup and result delivery')
     .setDescription(DESCRIPTION)
     .setVersion('1')
+    .addServer('/', 'This service: paths are relative to the host that served this document');
+  builder
+    .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'whsec_', description: SCHEMES.client }, 'client')
     .addBearerAuth(
-      { type: 'http', scheme: 'bearer', description: "The account's webhook secret (`whsec_…`)" },
-      'client',
-    )
-    .addBearerAuth(
-      { type: 'http', scheme: 'bearer', description: 'INTERNAL_API_TOKEN (capture widget, processing pipeline)' },
+      { type: 'http', scheme: 'bearer', bearerFormat: 'opaque', description: SCHEMES.internal },
       'internal',
     )
-    .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'ADMIN_TOKEN (operations staff)' }, 'admin')
-    .build();
-  const document = SwaggerModule.createDocument(app, config, {
+    .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'opaque', description: SCHEMES.admin }, 'admin');
+  const document = SwaggerModule.createDocument(app, builder.build(), {
     operationIdFactory: (controllerKey, methodKey) => `${controllerKey.replace(/Controller$/, '')}_${methodKey}`,
   });
   document.components = {
     ...document.components,
     schemas: { ...document.components?.schemas, ErrorBody: ERROR_BODY_SCHEMA },
+    headers: RESPONSE_HEADERS,
   };
+  document.info.license = { name: 'Proprietary' };
   for (const [path, item] of Object.entries(document.paths)) {
+    const pathMethods = METHODS.filter((method) => item[method]).map((method) => method.toUpperCase());
     for (const method of METHODS) {
       const operation = item[method];
-      if (operation) addErrorResponses(path, method, operation);
+      if (operation) completeOperation(path, method.toUpperCase(), pathMethods, operation);
     }
   }
+  inlineNullableReferences(document);
   return document;
 }
 
-function addErrorResponses(path: string, method: (typeof METHODS)[number], operation: Operation): void {
-  const api = path.startsWith('/api/v1/');
-  const isPublic = path.startsWith('/api/v1/public/');
-  const codes: number[] = api ? [400, 401, 404, 500, 503] : path === '/health/ready' ? [503] : [];
-  if (isPublic) codes.push(429);
-  if (/\/(transitions)$/.test(path)) codes.push(409);
-  if (api && (method === 'post' || method === 'patch' || method === 'put')) codes.push(413, 415);
-  const responses = operation.responses;
-  for (const status of codes) {
-    if (responses[status] && 'content' in responses[status] && responses[status].content) continue;
-    const description =
-      (responses[status] as { description?: string } | undefined)?.description ?? STATUS_CODES[status];
-    responses[status] = {
-      description,
-      content: {
-        'application/json': { schema: { $ref: '#/components/schemas/ErrorBody' }, examples: errorExamples(status) },
-      },
-      ...(status === 429
-        ? {
-            headers: {
-              ...RATE_LIMIT_HEADERS,
-              'Retry-After': { description: 'Seconds until a retry can succeed', schema: { type: 'integer' } },
-            },
-          }
-        : {}),
-      ...(status === 401 ? { headers: { 'WWW-Authenticate': { schema: { type: 'string', example: 'Bearer' } } } } : {}),
+function familyOf(path: string): RouteFamily {
+  const match = /^\/api\/v1\/(public|internal|admin)\//.exec(path);
+  return match ? (match[1] as RouteFamily) : 'ops';
+}
+
+function completeOperation(path: string, method: string, pathMethods: string[], operation: OperationObject): void {
+  const family = familyOf(path);
+  if (family === 'ops') operation.security = [];
+  for (const parameter of operation.parameters ?? []) {
+    if ('$ref' in parameter || parameter.in !== 'path') continue;
+    parameter.schema = { type: 'string', format: 'uuid' };
+    parameter.description ??= 'A UUID; anything else is 400 validation_failed';
+  }
+  const shared = new Map<number, ReturnType<typeof sharedErrors>>();
+  for (const error of sharedErrors(family, method, pathMethods)) {
+    shared.set(error.status, [...(shared.get(error.status) ?? []), error]);
+  }
+  for (const [status, errors] of shared) {
+    operation.responses[status] = mergeResponses(operation.responses[status], errorResponse(errors));
+  }
+  for (const [status, response] of Object.entries(operation.responses)) {
+    if (!response || '$ref' in response) continue;
+    response.description ||= SUCCESS[status] ?? status;
+    response.headers = {
+      ...REQUEST_ID_HEADERS,
+      ...(family === 'public' ? RATE_LIMIT_HEADERS : {}),
+      ...response.headers,
     };
   }
-  if (isPublic) {
-    for (const response of Object.values(responses)) {
-      if (!response || '$ref' in response) continue;
-      response.headers = { ...RATE_LIMIT_HEADERS, ...response.headers };
+  operation.responses = Object.fromEntries(
+    Object.entries(operation.responses).sort(([a], [b]) => a.localeCompare(b)),
+  ) as OperationObject['responses'];
+}
+
+/** A route's own errors come first; the shared ones join them under the same status. */
+function mergeResponses(own: ResponseObject | ReferenceObject | undefined, shared: ResponseObject): ResponseObject {
+  const ownJson = own && !('$ref' in own) ? own.content?.['application/json'] : undefined;
+  if (!own || '$ref' in own || ownJson?.schema === undefined || !('$ref' in ownJson.schema)) return shared;
+  if (ownJson.schema.$ref !== ERROR_BODY_REF) return shared;
+  const examples = { ...ownJson.examples };
+  for (const [key, example] of Object.entries(shared.content?.['application/json']?.examples ?? {})) {
+    let name = key;
+    for (let n = 2; name in examples; n += 1) name = `${key.replace(/_\d+$/, '')}_${n}`;
+    examples[name] = example;
+  }
+  const codes = new Set([...own.description.split(' or '), ...shared.description.split(' or ')]);
+  return {
+    description: [...codes].join(' or '),
+    headers: { ...shared.headers, ...own.headers },
+    content: { 'application/json': { schema: { $ref: ERROR_BODY_REF }, examples } },
+  };
+}
+
+/**
+ * `@nestjs/swagger` writes a nullable object property as `{ nullable: true, allOf: [$ref] }`, which
+ * under OpenAPI 3.0.3 still refuses `null` (`nullable` needs a `type` beside it). Inline the target
+ * instead, so `null` validates, and drop components nothing references any more.
+ */
+function inlineNullableReferences(document: OpenAPIObject): void {
+  const schemas = document.components?.schemas ?? {};
+  const inline = (node: unknown): void => {
+    if (Array.isArray(node)) return node.forEach(inline);
+    if (!node || typeof node !== 'object') return;
+    const schema = node as SchemaObject;
+    const ref = schema.allOf?.length === 1 ? (schema.allOf[0] as ReferenceObject).$ref : undefined;
+    const target = ref?.startsWith('#/components/schemas/') ? schemas[ref.slice(21)] : undefined;
+    if (schema.nullable === true && target && !('$ref' in target)) {
+      delete schema.allOf;
+      Object.assign(
+        schema,
+        structuredClone(target),
+        { nullable: true },
+        schema.description ? { description: schema.description } : {},
+      );
+    }
+    Object.values(node).forEach(inline);
+  };
+  inline(document.components);
+  inline(document.paths);
+  const used = JSON.stringify({ paths: document.paths, components: { ...document.components, schemas: undefined } });
+  let changed = true;
+  while (changed) {
+    changed = false;
+    const text = used + JSON.stringify(schemas);
+    for (const name of Object.keys(schemas)) {
+      if (name !== 'ErrorBody' && !text.includes(`"#/components/schemas/${name}"`)) {
+        delete schemas[name];
+        changed = true;
+      }
     }
   }
 }

@@ -1,8 +1,11 @@
 import { Body, Controller, HttpCode, Param, Post, UseGuards } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiError } from 'src/common/api-error';
+import { ApiErrors } from 'src/common/api-error-responses';
 import { RequiresCredential } from 'src/common/credentials';
 import { UndeclaredInputGuard } from 'src/common/undeclared-input.guard';
-import { UuidParamPipe } from 'src/common/uuid-param.pipe';
+import { invalidId, UuidParamPipe } from 'src/common/uuid-param.pipe';
+import { TransitionRefusal } from 'src/verifications/verification-transition';
 import { VerificationResponseDto } from 'src/verifications/verification.mapper';
 import { CreateVerificationDto, TransitionVerificationDto } from 'src/verifications/verifications.dto';
 import { VerificationsService } from 'src/verifications/verifications.service';
@@ -17,6 +20,11 @@ export class InternalVerificationsController {
   @Post()
   @ApiOperation({ summary: 'Start a verification (pending); no webhook is sent for creation' })
   @ApiCreatedResponse({ type: VerificationResponseDto })
+  @ApiErrors(
+    ApiError.validation('account_id', 'must be a UUID'),
+    ApiError.validation('applicant.email', 'must be an email'),
+    ApiError.notFound('account'),
+  )
   async create(@Body() dto: CreateVerificationDto): Promise<VerificationResponseDto> {
     return this.verifications.create(dto);
   }
@@ -25,6 +33,14 @@ export class InternalVerificationsController {
   @HttpCode(200)
   @ApiOperation({ summary: 'Move a verification through the state machine; emits one webhook event' })
   @ApiOkResponse({ type: VerificationResponseDto })
+  @ApiErrors(
+    TransitionRefusal.reasonsMissing(),
+    invalidId(),
+    ApiError.notFound('verification'),
+    TransitionRefusal.notAllowed('approved', 'processing'),
+    TransitionRefusal.redacted(),
+    TransitionRefusal.versionConflict(2, 3),
+  )
   async transition(
     @Param('id', UuidParamPipe) id: string,
     @Body() dto: TransitionVerificationDto,

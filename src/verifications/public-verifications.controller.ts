@@ -1,9 +1,11 @@
 import { Controller, Get, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiError } from 'src/common/api-error';
+import { ApiErrors } from 'src/common/api-error-responses';
 import { CurrentAccountId, RequiresCredential } from 'src/common/credentials';
-import type { ListPage } from 'src/common/pagination';
+import { invalidCursor, type ListPage } from 'src/common/pagination';
 import { UndeclaredInputGuard } from 'src/common/undeclared-input.guard';
-import { UuidParamPipe } from 'src/common/uuid-param.pipe';
+import { invalidId, UuidParamPipe } from 'src/common/uuid-param.pipe';
 import { VerificationRedactor } from 'src/verifications/verification-redactor.service';
 import { ListVerificationsQueryDto } from 'src/verifications/list-verifications.query';
 import {
@@ -28,6 +30,7 @@ export class PublicVerificationsController {
   @Get()
   @ApiOperation({ summary: "List and search the caller's verifications (keyset paging)" })
   @ApiOkResponse({ type: VerificationListResponseDto })
+  @ApiErrors(ApiError.validation('limit', 'must not be greater than 100'), invalidCursor())
   async list(
     @CurrentAccountId() accountId: string,
     @Query() query: ListVerificationsQueryDto,
@@ -38,6 +41,7 @@ export class PublicVerificationsController {
   @Get(':id')
   @ApiOperation({ summary: 'One verification with its status history' })
   @ApiOkResponse({ type: VerificationDetailResponseDto })
+  @ApiErrors(invalidId(), ApiError.notFound('verification'))
   async get(
     @CurrentAccountId() accountId: string,
     @Param('id', UuidParamPipe) id: string,
@@ -59,6 +63,7 @@ export class PublicVerificationsController {
       'or {}.',
   })
   @ApiOkResponse({ type: VerificationDetailResponseDto })
+  @ApiErrors(ApiError.validation('reason', 'is not allowed'), invalidId(), ApiError.notFound('verification'))
   async redact(
     @CurrentAccountId() accountId: string,
     @Param('id', UuidParamPipe) id: string,

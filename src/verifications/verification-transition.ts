@@ -1,7 +1,7 @@
 import { ApiError } from 'src/common/api-error';
 import { canTransition, timestampsAfter } from 'src/verifications/verification-state-machine';
 import { Verification } from 'src/verifications/verification.entity';
-import type { Applicant } from 'src/verifications/verification.types';
+import type { Applicant, VerificationStatus } from 'src/verifications/verification.types';
 import type { ApplicantDto, TransitionVerificationDto } from 'src/verifications/verifications.dto';
 
 /** Fields the request gives replace the stored ones; null clears the applicant. */
@@ -17,36 +17,38 @@ export function mergeApplicant(current: Applicant | null, patch: ApplicantDto | 
   };
 }
 
+/** The refusals of a move, also the OpenAPI document's examples of the transitions route. */
+export const TransitionRefusal = {
+  versionConflict: (expected: number, current: number): ApiError =>
+    new ApiError('version_conflict', `expected_version is ${expected} but the verification is at version ${current}`, [
+      { field: 'expected_version', issue: `does not match the current version ${current}` },
+    ]),
+  redacted: (): ApiError =>
+    new ApiError('invalid_transition', 'The verification was redacted: it takes no further move', [
+      { field: 'status', issue: 'the verification was redacted' },
+    ]),
+  notAllowed: (from: VerificationStatus, to: VerificationStatus): ApiError =>
+    new ApiError('invalid_transition', `Cannot move a verification from ${from} to ${to}`, [
+      { field: 'status', issue: `cannot move from ${from} to ${to}` },
+    ]),
+  reasonsMissing: (): ApiError => ApiError.validation('rejection_reasons', 'must not be empty when status is rejected'),
+  reasonsRefused: (): ApiError => ApiError.validation('rejection_reasons', 'must be empty unless status is rejected'),
+};
+
 /**
  * Refuses a move, in the contract's order: expected_version (409), a redacted verification and the
- * state machine (409), then
- * the rejection-reason rules (400), which apply only to moves the state machine allows.
+ * state machine (409), then the rejection-reason rules (400), which apply only to moves the state
+ * machine allows.
  */
 export function checkTransition(current: Verification, dto: TransitionVerificationDto): void {
   if (dto.expected_version !== undefined && dto.expected_version !== current.version) {
-    throw new ApiError(
-      'version_conflict',
-      `expected_version is ${dto.expected_version} but the verification is at version ${current.version}`,
-      [{ field: 'expected_version', issue: `does not match the current version ${current.version}` }],
-    );
+    throw TransitionRefusal.versionConflict(dto.expected_version, current.version);
   }
-  if (current.redactedAt) {
-    throw new ApiError('invalid_transition', 'The verification was redacted: it takes no further move', [
-      { field: 'status', issue: 'the verification was redacted' },
-    ]);
-  }
-  if (!canTransition(current.status, dto.status)) {
-    throw new ApiError('invalid_transition', `Cannot move a verification from ${current.status} to ${dto.status}`, [
-      { field: 'status', issue: `cannot move from ${current.status} to ${dto.status}` },
-    ]);
-  }
+  if (current.redactedAt) throw TransitionRefusal.redacted();
+  if (!canTransition(current.status, dto.status)) throw TransitionRefusal.notAllowed(current.status, dto.status);
   const reasons = dto.rejection_reasons ?? [];
-  if (dto.status === 'rejected' && reasons.length === 0) {
-    throw ApiError.validation('rejection_reasons', 'must not be empty when status is rejected');
-  }
-  if (dto.status !== 'rejected' && reasons.length > 0) {
-    throw ApiError.validation('rejection_reasons', 'must be empty unless status is rejected');
-  }
+  if (dto.status === 'rejected' && reasons.length === 0) throw TransitionRefusal.reasonsMissing();
+  if (dto.status !== 'rejected' && reasons.length > 0) throw TransitionRefusal.reasonsRefused();
 }
 
 /** The verification after an allowed move; `updated_at` never goes backwards, even if the clock does. */

@@ -27,7 +27,7 @@ export class VerificationResponseDto {
   @ApiProperty({ enum: ['verification'] }) object!: 'verification';
   @ApiProperty() external_user_id!: string;
   @ApiProperty({ enum: VERIFICATION_STATUSES }) status!: VerificationStatus;
-  @ApiProperty({ minimum: 1 }) version!: number;
+  @ApiProperty({ type: 'integer', minimum: 1 }) version!: number;
   @ApiProperty({ format: 'date-time' }) created_at!: string;
   @ApiProperty({ format: 'date-time' }) updated_at!: string;
   @ApiProperty({ format: 'date-time', nullable: true, type: String }) submitted_at!: string | null;
@@ -48,7 +48,7 @@ export class VerificationResponseDto {
 export class StatusHistoryEntryDto {
   @ApiProperty({ enum: VERIFICATION_STATUSES }) status!: VerificationStatus;
   @ApiProperty({ format: 'date-time' }) at!: string;
-  @ApiProperty() version!: number;
+  @ApiProperty({ type: 'integer', minimum: 1 }) version!: number;
 }
 
 export class VerificationDetailResponseDto extends VerificationResponseDto {

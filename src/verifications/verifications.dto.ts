@@ -146,6 +146,7 @@ export class TransitionVerificationDto {
   status!: VerificationStatus;
 
   @ApiPropertyOptional({
+    type: 'integer',
     minimum: 0,
     description: 'Checked before the transition: a mismatch (0 included, versions start at 1) is 409 version_conflict',
   })

@@ -1,10 +1,11 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
 import { ApiExcludeEndpoint, ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { ApiError } from 'src/common/api-error';
+import { ApiErrors } from 'src/common/api-error-responses';
 import { CurrentAccountId, RequiresCredential } from 'src/common/credentials';
-import type { ListPage } from 'src/common/pagination';
+import { invalidCursor, type ListPage } from 'src/common/pagination';
 import { UndeclaredInputGuard } from 'src/common/undeclared-input.guard';
-import { UuidParamPipe } from 'src/common/uuid-param.pipe';
+import { invalidId, UuidParamPipe } from 'src/common/uuid-param.pipe';
 import {
   BulkRedeliverDto,
   ListWebhookEventsQueryDto,
@@ -27,6 +28,10 @@ export class WebhookEventsController {
   @Get()
   @ApiOperation({ summary: 'The delivery log, newest first (keyset paging)' })
   @ApiOkResponse({ type: WebhookEventListResponseDto })
+  @ApiErrors(
+    ApiError.validation('delivery_status', 'must be a comma-separated list of pending, delivered, failed'),
+    invalidCursor(),
+  )
   async list(
     @CurrentAccountId() accountId: string,
     @Query() query: ListWebhookEventsQueryDto,
@@ -38,6 +43,7 @@ export class WebhookEventsController {
   @HttpCode(202)
   @ApiOperation({ summary: 'Bulk replay of matching events (at most 10,000 per call), each keeping its webhook-id' })
   @ApiResponse({ status: 202, type: RedeliveryResponseDto })
+  @ApiErrors(ApiError.validation('delivery_status', 'must be a comma-separated list of failed, delivered'))
   async redeliverMany(
     @CurrentAccountId() accountId: string,
     @Body() dto: BulkRedeliverDto,
@@ -49,6 +55,9 @@ export class WebhookEventsController {
   @HttpCode(202)
   @ApiOperation({ summary: 'Send a test event with a made-up verification in the given status' })
   @ApiResponse({ status: 202, type: WebhookEventResponseDto })
+  @ApiErrors(
+    ApiError.validation('status', 'must be one of the following values: pending, processing, approved, rejected'),
+  )
   async sendTest(
     @CurrentAccountId() accountId: string,
     @Body() dto: SendTestEventDto,
@@ -66,6 +75,7 @@ export class WebhookEventsController {
   @Get(':id')
   @ApiOperation({ summary: 'One event with every delivery attempt' })
   @ApiOkResponse({ type: WebhookEventDetailResponseDto })
+  @ApiErrors(invalidId(), ApiError.notFound('webhook event'))
   async get(
     @CurrentAccountId() accountId: string,
     @Param('id', UuidParamPipe) id: string,
@@ -77,6 +87,7 @@ export class WebhookEventsController {
   @HttpCode(202)
   @ApiOperation({ summary: 'Redeliver one event: a fresh delivery cycle with the same webhook-id and body' })
   @ApiResponse({ status: 202, type: WebhookEventResponseDto })
+  @ApiErrors(invalidId(), ApiError.notFound('webhook event'))
   async redeliver(
     @CurrentAccountId() accountId: string,
     @Param('id', UuidParamPipe) id: string,

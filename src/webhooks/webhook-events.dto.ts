@@ -65,11 +65,11 @@ export class SendTestEventDto {
 }
 
 export class WebhookAttemptResponseDto {
-  @ApiProperty() number!: number;
+  @ApiProperty({ type: 'integer', minimum: 1 }) number!: number;
   @ApiProperty({ format: 'date-time' }) at!: string;
-  @ApiProperty({ nullable: true, type: Number, description: 'null on a network error or time-out' }) response_status!:
-    number | null;
-  @ApiProperty() duration_ms!: number;
+  @ApiProperty({ nullable: true, type: 'integer', description: 'null on a network error or time-out' })
+  response_status!: number | null;
+  @ApiProperty({ type: 'integer', minimum: 0 }) duration_ms!: number;
   @ApiProperty({ nullable: true, type: String, description: 'null on success' }) error!: string | null;
 }
 
@@ -86,9 +86,10 @@ export class WebhookEventResponseDto {
   @ApiProperty({ format: 'uuid' }) verification_id!: string;
   @ApiProperty({ format: 'date-time' }) created_at!: string;
   @ApiProperty({ enum: DELIVERY_STATUSES }) delivery_status!: DeliveryStatus;
-  @ApiProperty({ description: 'Attempts across every delivery cycle' }) attempt_count!: number;
+  @ApiProperty({ type: 'integer', minimum: 0, description: 'Attempts across every delivery cycle' })
+  attempt_count!: number;
   @ApiProperty({ format: 'date-time', nullable: true, type: String }) last_attempt_at!: string | null;
-  @ApiProperty({ nullable: true, type: Number }) last_response_status!: number | null;
+  @ApiProperty({ nullable: true, type: 'integer' }) last_response_status!: number | null;
   @ApiProperty({ nullable: true, type: String, example: 'HTTP 500' }) last_error!: string | null;
   @ApiProperty({ format: 'date-time', nullable: true, type: String }) next_attempt_at!: string | null;
   @ApiProperty({
@@ -114,5 +115,6 @@ export class WebhookEventListResponseDto {
 
 export class RedeliveryResponseDto {
   @ApiProperty({ enum: ['redelivery'] }) object!: 'redelivery';
-  @ApiProperty({ description: 'Events put back into delivery (at most 10,000 per call)' }) count!: number;
+  @ApiProperty({ type: 'integer', minimum: 0, description: 'Events put back into delivery (at most 10,000 per call)' })
+  count!: number;
 }
