@@ -1,3 +1,4 @@
+import { gzipSync } from 'node:zlib';
 import {
   createAccount,
   createVerification,
@@ -77,6 +78,34 @@ describe('bad requests: every one is a 4xx with the contract body and changes no
       throw new Error(`${(error as Error).message}\nbody: ${JSON.stringify(res.body)}`, { cause: error });
     }
     expect(await dbSnapshot(t.db)).toEqual(before);
+  });
+
+  it('refuses a Content-Encoding other than identity with 415 on any route, with or without credentials', async () => {
+    const gzipped = gzipSync(JSON.stringify({ name: 'compressed' }));
+    const before = await dbSnapshot(t.db);
+    const logLines = t.output.length;
+    const requests = [
+      t.http.post(ADMIN).set('authorization', `Bearer ${t.adminToken}`),
+      t.http.post(ADMIN),
+      t.http.post(`${INTERNAL}/${pendingId}/transitions`).set('authorization', `Bearer ${t.internalToken}`),
+      t.http.post('/api/v1/public/kyc/webhook-events/test').set('authorization', `Bearer ${account.secret}`),
+      t.http.get(LIST).set('authorization', `Bearer ${account.secret}`),
+      t.http.get('/health/live'),
+    ];
+    for (const [i, req] of requests.entries()) {
+      const encoding = ['gzip', 'deflate', 'br', 'GZIP', 'x-custom', 'gzip, identity'][i];
+      const res = await req.set('content-type', 'application/json').set('content-encoding', encoding).send(gzipped);
+      expectError(res, 415, 'unsupported_media_type', 'content-encoding');
+    }
+    const identity = await t.http
+      .post(ADMIN)
+      .set('authorization', `Bearer ${t.adminToken}`)
+      .set('content-encoding', 'identity')
+      .send({ name: 'plain' });
+    expect(identity.status).toBe(201);
+    // Only the identity request created anything.
+    expect(Number((await dbSnapshot(t.db)).accounts)).toBe(Number(before.accounts) + 1);
+    expect(t.output.slice(logLines).join('')).not.toMatch(/"level":(50|60)|stack/);
   });
 });
 
