@@ -191,7 +191,7 @@ async function main(): Promise<void> {
   } finally {
     await cleanUp(run);
   }
-  step(ok ? 'OK: the example compiles against the generated types' : 'FAILED');
+  step(ok ? 'OK: the example compiles against the generated types' : 'FAILED: see the errors above');
   process.exit(ok ? 0 : 1);
 }
 
