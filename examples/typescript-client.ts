@@ -93,11 +93,24 @@ export async function* allVerifications(
   } while (cursor !== undefined);
 }
 
-/** One verification with its status history, oldest first. */
+/** One verification with its status history, or null when this account has none with that id. */
+export async function findVerification(client: KycClient, id: string) {
+  const { data, error, response } = await client.GET('/api/v1/public/kyc/verifications/{id}', {
+    params: { path: { id } },
+  });
+  if (data) return data;
+  // Another account's verification is "not found" too, never 403.
+  if (error.error.code === 'not_found') return null;
+  throw new KycApiError(response.status, error);
+}
+
+/** Prints one verification and its status history, oldest first. */
 export async function printHistory(client: KycClient, id: string): Promise<void> {
-  const verification = await call(() =>
-    client.GET('/api/v1/public/kyc/verifications/{id}', { params: { path: { id } } }),
-  );
+  const verification = await findVerification(client, id);
+  if (!verification) {
+    console.log(`${id}: not found`);
+    return;
+  }
   // applicant and document are null until known, and after the personal data was erased.
   const name = verification.applicant
     ? [verification.applicant.first_name, verification.applicant.last_name].filter(Boolean).join(' ')
@@ -107,8 +120,9 @@ export async function printHistory(client: KycClient, id: string): Promise<void>
     console.log(`  v${change.version} ${change.status} at ${change.at}`);
   }
   if (verification.status === 'rejected') console.log(`  reasons: ${verification.rejection_reasons.join(', ')}`);
-  if (verification.document)
+  if (verification.document) {
     console.log(`  document: ${verification.document.type} (${verification.document.country})`);
+  }
 }
 
 /** Reads the delivery log of one verification and redelivers each event that gave up. */

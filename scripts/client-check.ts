@@ -140,9 +140,8 @@ async function deleteQueueKeys(run: Run): Promise<void> {
 }
 
 async function cleanUp(run: Run): Promise<void> {
-  const results = await Promise.allSettled([
-    stopService(run.service).then(() => Promise.all([dropDatabase(run), deleteQueueKeys(run)])),
-  ]);
+  await stopService(run.service);
+  const results = await Promise.allSettled([dropDatabase(run), deleteQueueKeys(run)]);
   for (const result of results) {
     if (result.status === 'rejected') step(`clean-up failed: ${String(result.reason)}`);
   }
