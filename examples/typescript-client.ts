@@ -61,7 +61,7 @@ export function statuses(...list: VerificationStatus[]): string {
   return list.join(',');
 }
 
-/** One page of this week's decisions about users matching "lovelace", most recently changed first. */
+/** One page of decided verifications created since `since` that match "lovelace", latest change first. */
 export function recentDecisions(client: KycClient, since: Date) {
   return call(() =>
     client.GET('/api/v1/public/kyc/verifications', {
@@ -149,7 +149,10 @@ export async function redeliverFailed(client: KycClient, verificationId: string)
   return log.data.length;
 }
 
-/** Types this handler knows; new ones may be added, so anything else is acknowledged and ignored. */
+/**
+ * The signature already proved the body is the service's; this only picks the event types this code
+ * knows. New types may be added: anything else is acknowledged and ignored.
+ */
 export function isKnownWebhook(body: unknown): body is KycWebhook {
   return (
     typeof body === 'object' &&
