@@ -2,7 +2,17 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', '*.js', '*.mjs', 'test/jest-e2e.config.js'] },
+  {
+    ignores: [
+      'dist/**',
+      'node_modules/**',
+      'coverage/**',
+      '*.js',
+      '*.mjs',
+      'test/jest-e2e.config.js',
+      'examples/generated/**',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -17,5 +27,17 @@ export default tseslint.config(
   {
     files: ['test/**/*.ts', 'migrations/**/*.ts', 'bench/**/*.ts', 'src/database/data-source-options.ts'],
     rules: { 'no-restricted-imports': 'off' },
+  },
+  {
+    // The client example proves the generated types need no casts: keep it that way.
+    files: ['examples/**/*.ts'],
+    rules: {
+      '@typescript-eslint/consistent-type-assertions': ['error', { assertionStyle: 'never' }],
+      '@typescript-eslint/no-non-null-assertion': 'error',
+      '@typescript-eslint/ban-ts-comment': [
+        'error',
+        { 'ts-expect-error': true, 'ts-ignore': true, 'ts-nocheck': true },
+      ],
+    },
   },
 );
