@@ -136,7 +136,8 @@ function mergeResponses(own: ResponseObject | ReferenceObject | undefined, share
 /**
  * `@nestjs/swagger` writes a nullable object property as `{ nullable: true, allOf: [$ref] }`, which
  * under OpenAPI 3.0.3 still refuses `null` (`nullable` needs a `type` beside it). Inline the target
- * instead, so `null` validates, and drop components nothing references any more.
+ * instead, so `null` validates, and drop components nothing references any more. A lone
+ * `allOf: [$ref]` becomes the `$ref`.
  */
 function inlineNullableReferences(document: OpenAPIObject): void {
   const schemas = document.components?.schemas ?? {};
@@ -146,7 +147,11 @@ function inlineNullableReferences(document: OpenAPIObject): void {
     const schema = node as SchemaObject;
     const ref = schema.allOf?.length === 1 ? (schema.allOf[0] as ReferenceObject).$ref : undefined;
     const target = ref?.startsWith('#/components/schemas/') ? schemas[ref.slice(21)] : undefined;
-    if (schema.nullable === true && target && !('$ref' in target)) {
+    if (ref && Object.keys(schema).length === 1) {
+      // A lone `allOf: [$ref]` is the reference itself.
+      delete schema.allOf;
+      Object.assign(schema, { $ref: ref });
+    } else if (schema.nullable === true && target && !('$ref' in target)) {
       delete schema.allOf;
       Object.assign(
         schema,

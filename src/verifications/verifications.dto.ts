@@ -168,7 +168,11 @@ export class TransitionVerificationDto {
   @IsIn(REJECTION_REASONS, { each: true })
   rejection_reasons?: RejectionReason[];
 
-  @ApiPropertyOptional({ type: ApplicantDto })
+  @ApiPropertyOptional({
+    type: ApplicantDto,
+    nullable: true,
+    description: 'The fields given replace the stored ones; null clears the applicant',
+  })
   @IsOptional()
   @IsObject()
   @IsNotEmptyObject()
@@ -176,7 +180,7 @@ export class TransitionVerificationDto {
   @Type(() => ApplicantDto)
   applicant?: ApplicantDto;
 
-  @ApiPropertyOptional({ type: DocumentDto })
+  @ApiPropertyOptional({ type: DocumentDto, nullable: true, description: 'null, like absent, keeps the stored one' })
   @IsOptional()
   @IsObject()
   @ValidateNested()

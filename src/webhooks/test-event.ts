@@ -42,6 +42,7 @@ export function testVerification(status: TestEventStatus, at: Date): TestVerific
       document: status === 'pending' ? null : { type: 'passport', country: 'GB' },
       rejection_reasons: status === 'rejected' ? ['document_expired'] : [],
       metadata: {},
+      redacted_at: null,
     },
   };
 }

@@ -1,5 +1,5 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
-import { ApiExcludeEndpoint, ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiExcludeEndpoint, ApiExtraModels, ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { ApiError } from 'src/common/api-error';
 import { ApiErrors } from 'src/common/api-error-responses';
 import { CurrentAccountId, RequiresCredential } from 'src/common/credentials';
@@ -9,8 +9,10 @@ import { invalidId, UuidParamPipe } from 'src/common/uuid-param.pipe';
 import {
   BulkRedeliverDto,
   ListWebhookEventsQueryDto,
+  RedactedPayloadDto,
   RedeliveryResponseDto,
   SendTestEventDto,
+  StatusChangedPayloadDto,
   WebhookEventDetailResponseDto,
   WebhookEventListResponseDto,
   WebhookEventResponseDto,
@@ -19,6 +21,7 @@ import { WebhookEventsService } from 'src/webhooks/webhook-events.service';
 
 // The literal routes (redeliver, test) are declared before ':id' so they are never read as ids.
 @ApiTags('public')
+@ApiExtraModels(StatusChangedPayloadDto, RedactedPayloadDto)
 @RequiresCredential('client')
 @UseGuards(UndeclaredInputGuard)
 @Controller('api/v1/public/kyc/webhook-events')

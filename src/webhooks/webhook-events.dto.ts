@@ -1,8 +1,14 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, getSchemaPath } from '@nestjs/swagger';
 import { IsIn, IsOptional, IsString, IsUUID, Matches } from 'class-validator';
 import { commaListOf } from 'src/common/comma-list';
 import { PageCursor, PageLimit, TimestampBound } from 'src/common/list-query.decorators';
 import { DELIVERY_STATUSES, type DeliveryStatus } from 'src/webhooks/webhook-event.entity';
+import {
+  REDACTION_REASONS,
+  STATUS_CHANGED,
+  VERIFICATION_REDACTED,
+  type RedactionReason,
+} from 'src/webhooks/outbox-event';
 import { TEST_EVENT_STATUSES, type TestEventStatus } from 'src/webhooks/test-event';
 
 /** `pending` is not among them: those events are still being delivered. */
@@ -73,6 +79,36 @@ export class WebhookAttemptResponseDto {
   @ApiProperty({ nullable: true, type: String, description: 'null on success' }) error!: string | null;
 }
 
+/** The verification as at the change; its schema is the verifications feature's response. */
+const VERIFICATION_SCHEMA = { allOf: [{ $ref: getSchemaPath('VerificationResponseDto') }] };
+
+export class StatusChangedDataDto {
+  @ApiProperty({ enum: TEST_EVENT_STATUSES }) previous_status!: TestEventStatus;
+  @ApiProperty(VERIFICATION_SCHEMA) verification!: Record<string, unknown>;
+}
+
+/** The body of a `verification.status_changed` webhook (and of a test event, with `test: true`). */
+export class StatusChangedPayloadDto {
+  @ApiProperty({ format: 'uuid', description: 'The event id, also the webhook-id header' }) id!: string;
+  @ApiProperty({ enum: [STATUS_CHANGED] }) type!: typeof STATUS_CHANGED;
+  @ApiProperty({ format: 'date-time' }) timestamp!: string;
+  @ApiPropertyOptional({ enum: [true], description: 'Present, and true, on test events only' }) test?: true;
+  @ApiProperty({ type: StatusChangedDataDto }) data!: StatusChangedDataDto;
+}
+
+export class RedactedDataDto {
+  @ApiProperty({ enum: REDACTION_REASONS }) reason!: RedactionReason;
+  @ApiProperty(VERIFICATION_SCHEMA) verification!: Record<string, unknown>;
+}
+
+/** The body of a `verification.redacted` webhook. */
+export class RedactedPayloadDto {
+  @ApiProperty({ format: 'uuid', description: 'The event id, also the webhook-id header' }) id!: string;
+  @ApiProperty({ enum: [VERIFICATION_REDACTED] }) type!: typeof VERIFICATION_REDACTED;
+  @ApiProperty({ format: 'date-time' }) timestamp!: string;
+  @ApiProperty({ type: RedactedDataDto }) data!: RedactedDataDto;
+}
+
 export class WebhookEventResponseDto {
   @ApiProperty({ format: 'uuid', description: 'Also the webhook-id header of every attempt' }) id!: string;
   @ApiProperty({ enum: ['webhook_event'] }) object!: 'webhook_event';
@@ -93,8 +129,14 @@ export class WebhookEventResponseDto {
   @ApiProperty({ nullable: true, type: String, example: 'HTTP 500' }) last_error!: string | null;
   @ApiProperty({ format: 'date-time', nullable: true, type: String }) next_attempt_at!: string | null;
   @ApiProperty({
-    type: 'object',
-    additionalProperties: true,
+    oneOf: [{ $ref: getSchemaPath('StatusChangedPayloadDto') }, { $ref: getSchemaPath('RedactedPayloadDto') }],
+    discriminator: {
+      propertyName: 'type',
+      mapping: {
+        [STATUS_CHANGED]: getSchemaPath('StatusChangedPayloadDto'),
+        [VERIFICATION_REDACTED]: getSchemaPath('RedactedPayloadDto'),
+      },
+    },
     description:
       'The exact body that is POSTed. After the verification was redacted, its personal fields are erased here too ' +
       '(and data.verification.redacted_at is set); ids, status and version stay as at the change',
