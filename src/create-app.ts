@@ -31,7 +31,7 @@ export async function createApp(config: AppConfig): Promise<NestExpressApplicati
   } else {
     configureHttp(app, { publicApi: app.get(PublicRateLimiter).handler });
     mountQueueDashboard(app);
-    setupOpenApi(app);
+    setupOpenApi(app, { rateLimitPerMinute: config.rateLimitPerMinute });
   }
   return app;
 }

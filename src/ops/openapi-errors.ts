@@ -78,7 +78,12 @@ export type RouteFamily = 'public' | 'internal' | 'admin' | 'ops';
  * JSON, body size and type, another method), authentication, the rate limit, a database outage.
  * A route's own errors (its validation, 404, 409) are declared on the route with `@ApiErrors`.
  */
-export function sharedErrors(family: RouteFamily, method: string, pathMethods: readonly string[]): ApiError[] {
+export function sharedErrors(
+  family: RouteFamily,
+  method: string,
+  pathMethods: readonly string[],
+  rateLimitPerMinute: number,
+): ApiError[] {
   const other = ['DELETE', 'PUT', 'PATCH', 'POST', 'GET'].find((m) => !pathMethods.includes(m)) ?? 'TRACE';
   const errors = [
     method === 'GET'
@@ -96,9 +101,11 @@ export function sharedErrors(family: RouteFamily, method: string, pathMethods: r
   ];
   if (family === 'ops') return errors;
   errors.push(ApiError.unauthorized(), ApiError.databaseUnavailable());
-  if (family === 'public') {
+  if (rateLimitPerMinute > 0) {
     errors.push(
-      new ApiError('rate_limited', 'Rate limit of 1200 requests per minute exceeded', [], { 'Retry-After': '12' }),
+      new ApiError('rate_limited', `Rate limit of ${rateLimitPerMinute} requests per minute exceeded`, [], {
+        'Retry-After': '12',
+      }),
     );
   }
   return errors;

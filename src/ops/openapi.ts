@@ -25,7 +25,8 @@ const DESCRIPTION = `KYC verification lookup and signed webhook result delivery.
 * **Public API** (\`/api/v1/public\`): \`Authorization: Bearer <webhook_secret>\` (scheme \`client\`).
   Every response carries \`RateLimit-Limit\`, \`RateLimit-Remaining\` and \`RateLimit-Reset\` (seconds);
   over the per-account limit the answer is 429 \`rate_limited\` with \`Retry-After\`. Requests without a
-  valid credential are counted per client address, so 401 answers carry the headers too.
+  valid credential are counted per client address, so 401 answers carry the headers too. Where the
+  operator turned the limit off (\`RATE_LIMIT_PER_MINUTE=0\`), the operations below declare neither.
 * **Internal API** (\`/api/v1/internal\`): \`Authorization: Bearer <INTERNAL_API_TOKEN>\` (scheme \`internal\`).
 * **Admin API** (\`/api/v1/admin\`): \`Authorization: Bearer <ADMIN_TOKEN>\` (scheme \`admin\`).
 * **Operations** (\`/health/*\`, \`/metrics\`): no credential.
@@ -45,8 +46,14 @@ const SCHEMES = {
   admin: 'ADMIN_TOKEN, for operations staff. Opaque: not a JWT.',
 };
 
+/** What the document depends on in this process's configuration. */
+export interface OpenApiSettings {
+  /** 0 turns the public rate limit off: no 429 and no RateLimit-* headers then. */
+  rateLimitPerMinute: number;
+}
+
 /** The OpenAPI 3.0.3 document of every route, exact enough that a generated client needs no casts. */
-export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
+export function buildOpenApiDocument(app: INestApplication, settings: OpenApiSettings): OpenAPIObject {
   const builder = new DocumentBuilder()
     .setOpenAPIVersion('3.0.3')
     .setTitle('KYC verification lookup and result delivery')
@@ -66,14 +73,14 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   document.components = {
     ...document.components,
     schemas: { ...document.components?.schemas, ErrorBody: ERROR_BODY_SCHEMA },
-    headers: RESPONSE_HEADERS,
+    headers: settings.rateLimitPerMinute > 0 ? RESPONSE_HEADERS : { RequestId: RESPONSE_HEADERS.RequestId },
   };
   document.info.license = { name: 'Proprietary' };
   for (const [path, item] of Object.entries(document.paths)) {
     const pathMethods = METHODS.filter((method) => item[method]).map((method) => method.toUpperCase());
     for (const method of METHODS) {
       const operation = item[method];
-      if (operation) completeOperation(path, method.toUpperCase(), pathMethods, operation);
+      if (operation) completeOperation(path, method.toUpperCase(), pathMethods, operation, settings);
     }
   }
   inlineNullableReferences(document);
@@ -85,8 +92,15 @@ function familyOf(path: string): RouteFamily {
   return match ? (match[1] as RouteFamily) : 'ops';
 }
 
-function completeOperation(path: string, method: string, pathMethods: string[], operation: OperationObject): void {
+function completeOperation(
+  path: string,
+  method: string,
+  pathMethods: string[],
+  operation: OperationObject,
+  settings: OpenApiSettings,
+): void {
   const family = familyOf(path);
+  const rateLimited = family === 'public' && settings.rateLimitPerMinute > 0;
   if (family === 'ops') operation.security = [];
   for (const parameter of operation.parameters ?? []) {
     if ('$ref' in parameter || parameter.in !== 'path') continue;
@@ -94,7 +108,7 @@ function completeOperation(path: string, method: string, pathMethods: string[], 
     parameter.description ??= 'A UUID; anything else is 400 validation_failed';
   }
   const shared = new Map<number, ReturnType<typeof sharedErrors>>();
-  for (const error of sharedErrors(family, method, pathMethods)) {
+  for (const error of sharedErrors(family, method, pathMethods, rateLimited ? settings.rateLimitPerMinute : 0)) {
     shared.set(error.status, [...(shared.get(error.status) ?? []), error]);
   }
   for (const [status, errors] of shared) {
@@ -105,7 +119,7 @@ function completeOperation(path: string, method: string, pathMethods: string[], 
     response.description ||= SUCCESS[status] ?? status;
     response.headers = {
       ...REQUEST_ID_HEADERS,
-      ...(family === 'public' ? RATE_LIMIT_HEADERS : {}),
+      ...(rateLimited ? RATE_LIMIT_HEADERS : {}),
       ...response.headers,
     };
   }
@@ -179,8 +193,8 @@ function inlineNullableReferences(document: OpenAPIObject): void {
 }
 
 /** Swagger UI at /api/docs and the JSON document at /api/docs-json. */
-export function setupOpenApi(app: INestApplication): void {
-  SwaggerModule.setup('api/docs', app, () => buildOpenApiDocument(app), {
+export function setupOpenApi(app: INestApplication, settings: OpenApiSettings): void {
+  SwaggerModule.setup('api/docs', app, () => buildOpenApiDocument(app, settings), {
     jsonDocumentUrl: 'api/docs-json',
     yamlDocumentUrl: 'api/docs-yaml',
     customSiteTitle: 'KYC API',
