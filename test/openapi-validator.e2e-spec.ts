@@ -151,7 +151,9 @@ describe('OpenAPI response validator', () => {
 describe('checked t.http', () => {
   let server: Server;
   let url: string;
+  const logOnly = process.env.OPENAPI_MISMATCH_LOG_ONLY;
   beforeAll(async () => {
+    delete process.env.OPENAPI_MISMATCH_LOG_ONLY;
     server = createServer((req, res) => {
       if (req.url === '/api/docs-json')
         return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(DOCUMENT));
@@ -164,7 +166,10 @@ describe('checked t.http', () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   });
-  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  afterAll(async () => {
+    if (logOnly !== undefined) process.env.OPENAPI_MISMATCH_LOG_ONLY = logOnly;
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  });
 
   it('rejects the awaited request whose response the document does not describe', async () => {
     const http = checkedAgent(request(url), documentValidator(url));
