@@ -52,6 +52,10 @@ const DOCUMENT = {
           owner: { type: 'object', nullable: true, required: ['name'], properties: { name: { type: 'string' } } },
           // OpenAPI 3.0.3: nullable beside $ref/allOf (no type) adds nothing, so null must fail here.
           parent: { allOf: [{ $ref: '#/components/schemas/Owner' }], nullable: true },
+          // The 3.0.3 way to say "this $ref or null".
+          reviewer: {
+            anyOf: [{ $ref: '#/components/schemas/Owner' }, { type: 'object', nullable: true, enum: [null] }],
+          },
         },
       },
       ErrorBody: {
@@ -108,6 +112,10 @@ describe('OpenAPI response validator', () => {
 
   it('applies nullable only beside type, as OpenAPI 3.0.3 says', () => {
     expect(validator.check('GET', path, response(200, { ...THING, owner: null }))).toBeUndefined();
+    expect(validator.check('GET', path, response(200, { ...THING, reviewer: null }))).toBeUndefined();
+    expect(problems(validator.check('GET', path, response(200, { ...THING, reviewer: {} })))).toMatch(
+      /body \/reviewer: must have required property 'name'/,
+    );
     expect(problems(validator.check('GET', path, response(200, { ...THING, parent: null })))).toMatch(
       /body \/parent: must be object/,
     );

@@ -25,8 +25,8 @@ function record(error: OpenApiMismatchError): void {
   const file = process.env.OPENAPI_MISMATCH_LOG;
   if (!file) return;
   const { method, path, template, status, problems } = error;
-  const testName = expect.getState().currentTestName;
-  appendFileSync(file, `${JSON.stringify({ test: testName, method, path, template, status, problems })}\n`);
+  const { currentTestName: test, testPath } = expect.getState();
+  appendFileSync(file, `${JSON.stringify({ testPath, test, method, path, template, status, problems })}\n`);
 }
 
 function checkOnEnd(req: Test, validator: () => Promise<OpenApiValidator | undefined>): Test {
