@@ -4,11 +4,14 @@ import { join } from 'node:path';
 import { Pool } from 'pg';
 import request from 'supertest';
 import TestAgent from 'supertest/lib/agent';
+import { checkedAgent } from './checked-http';
+import { documentValidator } from './openapi-validator';
 
 /** A real service process (the compiled dist/), started the way production starts it. */
 export interface TestApp {
   url: string;
   port: number;
+  /** Every response is checked against the service's OpenAPI document (see checked-http.ts). */
   http: TestAgent;
   /** The run's database, for assertions that the API cannot show (no data change, outbox rows). */
   db: Pool;
@@ -89,7 +92,7 @@ export async function startApp(
   return {
     url,
     port,
-    http: request(url),
+    http: checkedAgent(request(url), documentValidator(url)),
     db,
     adminToken: env.ADMIN_TOKEN ?? (process.env.ADMIN_TOKEN as string),
     internalToken: env.INTERNAL_API_TOKEN ?? (process.env.INTERNAL_API_TOKEN as string),
