@@ -10,13 +10,17 @@ export type VerificationSort = (typeof VERIFICATION_SORTS)[number];
 
 /** Query strings arrive as strings; ranges and cross-field rules are checked in the service. */
 export class ListVerificationsQueryDto {
-  @ApiPropertyOptional({ description: 'Comma-separated statuses', example: 'approved,rejected' })
+  @ApiPropertyOptional({
+    description: 'Comma-separated statuses',
+    pattern: STATUS_LIST.source,
+    example: 'approved,rejected',
+  })
   @IsOptional()
   @IsString()
   @Matches(STATUS_LIST, { message: `status must be a comma-separated list of ${VERIFICATION_STATUSES.join(', ')}` })
   status?: string;
 
-  @ApiPropertyOptional({ maxLength: 255 })
+  @ApiPropertyOptional({ minLength: 1, maxLength: 255, description: 'Exact match' })
   @IsOptional()
   @IsString()
   @MinLength(1)

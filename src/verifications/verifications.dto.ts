@@ -134,7 +134,13 @@ export class CreateVerificationDto {
   @Type(() => ApplicantDto)
   applicant?: ApplicantDto | null;
 
-  @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'string' }, example: { plan: 'gold' } })
+  @ApiPropertyOptional({
+    type: 'object',
+    maxProperties: 20,
+    additionalProperties: { type: 'string', maxLength: 500 },
+    description: 'At most 20 string values, keys 1-40 characters, values at most 500',
+    example: { plan: 'gold' },
+  })
   @IsOptional()
   @IsMetadata()
   metadata?: Record<string, string>;

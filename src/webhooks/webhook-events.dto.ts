@@ -17,7 +17,11 @@ const DELIVERY_STATUS_LIST = commaListOf(DELIVERY_STATUSES);
 const REDELIVERABLE_LIST = commaListOf(REDELIVERABLE_STATUSES);
 
 export class ListWebhookEventsQueryDto {
-  @ApiPropertyOptional({ description: 'Comma-separated delivery statuses', example: 'failed' })
+  @ApiPropertyOptional({
+    description: 'Comma-separated delivery statuses',
+    pattern: DELIVERY_STATUS_LIST.source,
+    example: 'failed',
+  })
   @IsOptional()
   @IsString()
   @Matches(DELIVERY_STATUS_LIST, {
@@ -46,6 +50,7 @@ export class ListWebhookEventsQueryDto {
 export class BulkRedeliverDto {
   @ApiProperty({
     example: 'failed',
+    pattern: REDELIVERABLE_LIST.source,
     description:
       'Comma-separated: `failed`, `delivered`, or both. `pending` is refused: those events are still being ' +
       'delivered, and replaying them would restart their retry schedule. At most 10,000 events per call, oldest ' +
