@@ -1,6 +1,15 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min, MinLength, ValidateIf } from 'class-validator';
 
+/** Checked by src/accounts/webhook-url.ts when the account is written, so every write answers alike. */
+const WEBHOOK_URL = {
+  type: String,
+  format: 'uri',
+  nullable: true,
+  maxLength: 2048,
+  example: 'https://acme.example/webhooks/kyc',
+} as const;
+
 export class CreateAccountDto {
   @ApiProperty({ example: 'Acme Bank', minLength: 1, maxLength: 200 })
   @IsString()
@@ -10,11 +19,7 @@ export class CreateAccountDto {
   name!: string;
 
   @ApiPropertyOptional({
-    type: String,
-    format: 'uri',
-    nullable: true,
-    maxLength: 2048,
-    example: 'https://acme.example/webhooks/kyc',
+    ...WEBHOOK_URL,
     description: 'Absolute https URL (http too when WEBHOOK_ALLOW_INSECURE_URLS=true), no user-info',
   })
   @ValidateIf((dto: CreateAccountDto) => dto.webhook_url !== undefined && dto.webhook_url !== null)
@@ -31,14 +36,7 @@ export class UpdateAccountDto {
   @Matches(/\S/, { message: 'name must not be blank' })
   name?: string;
 
-  @ApiPropertyOptional({
-    type: String,
-    format: 'uri',
-    nullable: true,
-    maxLength: 2048,
-    example: 'https://acme.example/webhooks/kyc',
-    description: 'null clears the URL',
-  })
+  @ApiPropertyOptional({ ...WEBHOOK_URL, description: 'null clears the URL; otherwise as on create' })
   @ValidateIf((dto: UpdateAccountDto) => dto.webhook_url !== undefined && dto.webhook_url !== null)
   @IsString()
   webhook_url?: string | null;
