@@ -5,6 +5,7 @@ const STATUS = {
   unauthorized: 401,
   not_found: 404,
   method_not_allowed: 405,
+  request_timeout: 408,
   invalid_transition: 409,
   version_conflict: 409,
   payload_too_large: 413,
@@ -41,9 +42,10 @@ export class ApiError extends Error {
     message: string,
     readonly details: ErrorDetail[] = [],
     readonly headers: Record<string, string> = {},
+    status?: number,
   ) {
     super(message);
-    this.status = STATUS[code];
+    this.status = status ?? STATUS[code];
   }
 
   static validation(field: string, issue: string): ApiError {
@@ -56,6 +58,15 @@ export class ApiError extends Error {
 
   static unauthorized(): ApiError {
     return new ApiError('unauthorized', 'Missing or invalid credentials', [], { 'WWW-Authenticate': 'Bearer' });
+  }
+
+  /** Node's own early answers, before a request reaches Express (src/common/http-server-limits.ts). */
+  static requestTimeout(): ApiError {
+    return new ApiError('request_timeout', 'The request was not received in time');
+  }
+
+  static headersTooLarge(): ApiError {
+    return new ApiError('payload_too_large', 'Request headers are too large', [], {}, 431);
   }
 
   static payloadTooLarge(): ApiError {

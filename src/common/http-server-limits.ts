@@ -1,45 +1,31 @@
 import { randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
+import { ApiError } from 'src/common/api-error';
 
 /** Longer than the 60 s idle time-out of common load balancers, so they close idle sockets first. */
 const KEEP_ALIVE_MS = 65_000;
 const HEADERS_MS = 10_000;
 
-interface RawError {
-  status: number;
-  reason: string;
-  code: string;
-  message: string;
-}
+const REASONS: Record<number, string> = {
+  400: 'Bad Request',
+  408: 'Request Timeout',
+  431: 'Request Header Fields Too Large',
+};
 
 /** Errors Node raises before a request reaches Express (no request id yet, so a new one). */
-function rawErrorFor(error: NodeJS.ErrnoException): RawError {
-  if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
-    return {
-      status: 408,
-      reason: 'Request Timeout',
-      code: 'request_timeout',
-      message: 'The request was not received in time',
-    };
-  }
-  if (error.code === 'HPE_HEADER_OVERFLOW') {
-    return {
-      status: 431,
-      reason: 'Request Header Fields Too Large',
-      code: 'payload_too_large',
-      message: 'Request headers are too large',
-    };
-  }
-  return { status: 400, reason: 'Bad Request', code: 'validation_failed', message: 'The request is not valid HTTP' };
+function rawErrorFor(error: NodeJS.ErrnoException): ApiError {
+  if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') return ApiError.requestTimeout();
+  if (error.code === 'HPE_HEADER_OVERFLOW') return ApiError.headersTooLarge();
+  return new ApiError('validation_failed', 'The request is not valid HTTP');
 }
 
 export function rawErrorResponse(error: NodeJS.ErrnoException, requestId: string = randomUUID()): string {
-  const { status, reason, code, message } = rawErrorFor(error);
-  const body = JSON.stringify({ error: { code, message, details: [], request_id: requestId } });
+  const apiError = rawErrorFor(error);
+  const body = JSON.stringify(apiError.toBody(requestId));
   return (
-    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
-    `x-request-id: ${requestId}\r\nConnection: close\r\n\r\n${body}`
+    `HTTP/1.1 ${apiError.status} ${REASONS[apiError.status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+    `Content-Length: ${Buffer.byteLength(body)}\r\nx-request-id: ${requestId}\r\nConnection: close\r\n\r\n${body}`
   );
 }
 

@@ -94,7 +94,9 @@ export function sharedErrors(
     new ApiError('method_not_allowed', `Method ${other} is not allowed on this route`, [], {
       Allow: [...pathMethods].sort().join(', '),
     }),
+    ApiError.requestTimeout(),
     ApiError.payloadTooLarge(),
+    ApiError.headersTooLarge(),
     ApiError.notJsonBody(),
     ApiError.encodedBody(),
     new ApiError('internal_error', 'Internal server error'),
