@@ -31,6 +31,9 @@ const DESCRIPTION = `KYC verification lookup and signed webhook result delivery.
   operator turned the limit off (\`RATE_LIMIT_PER_MINUTE=0\`), the operations below declare neither.
 * **Internal API** (\`/api/v1/internal\`): \`Authorization: Bearer <INTERNAL_API_TOKEN>\` (scheme \`internal\`).
 * **Admin API** (\`/api/v1/admin\`): \`Authorization: Bearer <ADMIN_TOKEN>\` (scheme \`admin\`).
+  On the internal and admin APIs, failed credentials are counted per source address: over
+  \`AUTH_FAILURE_LIMIT_PER_MINUTE\` a failed one is 429 \`rate_limited\` with \`Retry-After\` instead of
+  401; a valid credential is never refused by it.
 * **Operations** (\`/health/*\`, \`/metrics\`): no credential.
 
 Every response carries \`x-request-id\` (the caller's value when it is 1–128 of \`[A-Za-z0-9._-]\`,
