@@ -31,7 +31,11 @@ export async function createApp(config: AppConfig): Promise<NestExpressApplicati
   } else {
     configureHttp(app, { publicApi: app.get(PublicRateLimiter).handler });
     mountQueueDashboard(app);
-    setupOpenApi(app, { rateLimitPerMinute: config.rateLimitPerMinute });
+    setupOpenApi(app, {
+      rateLimitPerMinute: config.rateLimitPerMinute,
+      authFailureLimitPerMinute: config.authFailureLimitPerMinute,
+      testEventsPerMinute: config.testEventsPerMinute,
+    });
   }
   return app;
 }

@@ -1,5 +1,5 @@
 import { applyDecorators } from '@nestjs/common';
-import { ApiResponse } from '@nestjs/swagger';
+import { ApiExtension, ApiResponse } from '@nestjs/swagger';
 import type { ExampleObject, HeaderObject, HeadersObject, ResponseObject } from '@nestjs/swagger';
 import type { ApiError } from 'src/common/api-error';
 
@@ -50,4 +50,13 @@ export function ApiErrors(...errors: ApiError[]): MethodDecorator {
   return applyDecorators(
     ...[...byStatus].map(([status, group]) => ApiResponse({ status, ...errorResponse(group) })),
   ) as MethodDecorator;
+}
+
+/** The operation extension naming a limit of the route's own; the OpenAPI builder reads and removes it. */
+export const LIMITED_BY = 'x-limited-by';
+export type OwnLimit = 'testEvents';
+
+/** A limit of the route's own: its 429 is declared only while the operator has the limit on. */
+export function ApiLimitedBy(limit: OwnLimit): MethodDecorator {
+  return ApiExtension(LIMITED_BY, limit) as MethodDecorator;
 }

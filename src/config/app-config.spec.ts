@@ -36,6 +36,8 @@ describe('parseConfig', () => {
       webhookAllowPrivateTargets: false,
       webhookAllowInsecureUrls: false,
       rateLimitPerMinute: 1200,
+      testEventsPerMinute: 60,
+      authFailureLimitPerMinute: 20,
       logLevel: 'info',
       adminToken: SECRETS.ADMIN_TOKEN,
       internalApiToken: SECRETS.INTERNAL_API_TOKEN,
@@ -58,6 +60,8 @@ describe('parseConfig', () => {
       WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
       WEBHOOK_ALLOW_INSECURE_URLS: 'TRUE',
       RATE_LIMIT_PER_MINUTE: '0',
+      TEST_EVENTS_PER_MINUTE: '3',
+      AUTH_FAILURE_LIMIT_PER_MINUTE: '0',
       LOG_LEVEL: 'debug',
     });
     expect(config).toMatchObject({
@@ -73,6 +77,8 @@ describe('parseConfig', () => {
       webhookAllowPrivateTargets: true,
       webhookAllowInsecureUrls: true,
       rateLimitPerMinute: 0,
+      testEventsPerMinute: 3,
+      authFailureLimitPerMinute: 0,
       logLevel: 'debug',
     });
   });
@@ -93,6 +99,10 @@ describe('parseConfig', () => {
     ['WEBHOOK_ALLOW_PRIVATE_TARGETS', 'yes'],
     ['WEBHOOK_ALLOW_INSECURE_URLS', 'maybe'],
     ['RATE_LIMIT_PER_MINUTE', '-5'],
+    ['TEST_EVENTS_PER_MINUTE', '-1'],
+    ['TEST_EVENTS_PER_MINUTE', 'sixty'],
+    ['AUTH_FAILURE_LIMIT_PER_MINUTE', '2.5'],
+    ['AUTH_FAILURE_LIMIT_PER_MINUTE', '20000000'],
     ['LOG_LEVEL', 'verbose'],
     ['ADMIN_TOKEN', 'has space'],
     ['INTERNAL_API_TOKEN', 'tab\there'],

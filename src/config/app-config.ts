@@ -25,6 +25,10 @@ export interface AppConfig {
   readonly webhookAllowPrivateTargets: boolean;
   readonly webhookAllowInsecureUrls: boolean;
   readonly rateLimitPerMinute: number;
+  /** Test events per account per minute; 0 is off. */
+  readonly testEventsPerMinute: number;
+  /** Failed admin, internal and dashboard credentials per source address per minute; 0 is off. */
+  readonly authFailureLimitPerMinute: number;
   readonly logLevel: LogLevel;
   /** How often the outbox sweeper looks for events that are due but not queued. */
   readonly sweepIntervalMs: number;
@@ -178,6 +182,8 @@ export function parseConfig(env: Env): AppConfig {
     webhookAllowPrivateTargets: flag(env, 'WEBHOOK_ALLOW_PRIVATE_TARGETS'),
     webhookAllowInsecureUrls: flag(env, 'WEBHOOK_ALLOW_INSECURE_URLS'),
     rateLimitPerMinute: integer(env, 'RATE_LIMIT_PER_MINUTE', 1200, 0, 10_000_000),
+    testEventsPerMinute: integer(env, 'TEST_EVENTS_PER_MINUTE', 60, 0, 10_000_000),
+    authFailureLimitPerMinute: integer(env, 'AUTH_FAILURE_LIMIT_PER_MINUTE', 20, 0, 10_000_000),
     logLevel,
     sweepIntervalMs: integer(env, 'OUTBOX_SWEEP_INTERVAL_MS', 5_000, 100, 3_600_000),
     piiRetentionDays: integer(env, 'PII_RETENTION_DAYS', 0, 0, MAX_RETENTION_DAYS),

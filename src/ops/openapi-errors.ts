@@ -1,4 +1,6 @@
 import type { HeaderObject, SchemaObject } from '@nestjs/swagger';
+import { authFailuresRefused } from 'src/auth/auth-failure-limit';
+import { requestsRefused } from 'src/auth/public-rate-limiter';
 import { ApiError, ERROR_CODES } from 'src/common/api-error';
 import { MAX_LIMIT } from 'src/common/pagination';
 
@@ -73,6 +75,14 @@ export const RATE_LIMIT_HEADERS = {
 
 export type RouteFamily = 'public' | 'internal' | 'admin' | 'ops';
 
+/** The limits a family's routes share; 0 is off and declares no 429. */
+export interface SharedLimits {
+  /** RATE_LIMIT_PER_MINUTE, on the public API. */
+  requestsPerMinute: number;
+  /** AUTH_FAILURE_LIMIT_PER_MINUTE, on the internal and admin APIs. */
+  authFailuresPerMinute: number;
+}
+
 /**
  * The errors every route of a family can answer whatever its own logic: the HTTP edge's (bad
  * JSON, body size and type, another method), authentication, the rate limit, a database outage.
@@ -82,7 +92,7 @@ export function sharedErrors(
   family: RouteFamily,
   method: string,
   pathMethods: readonly string[],
-  rateLimitPerMinute: number,
+  limits: SharedLimits,
 ): ApiError[] {
   const other = ['DELETE', 'PUT', 'PATCH', 'POST', 'GET'].find((m) => !pathMethods.includes(m)) ?? 'TRACE';
   const errors = [
@@ -103,12 +113,11 @@ export function sharedErrors(
   ];
   if (family === 'ops') return errors;
   errors.push(ApiError.unauthorized(), ApiError.databaseUnavailable());
-  if (rateLimitPerMinute > 0) {
-    errors.push(
-      new ApiError('rate_limited', `Rate limit of ${rateLimitPerMinute} requests per minute exceeded`, [], {
-        'Retry-After': '12',
-      }),
-    );
+  if (family === 'public' && limits.requestsPerMinute > 0) {
+    errors.push(requestsRefused(limits.requestsPerMinute, '12'));
+  }
+  if (family !== 'public' && limits.authFailuresPerMinute > 0) {
+    errors.push(authFailuresRefused(limits.authFailuresPerMinute, '12'));
   }
   return errors;
 }

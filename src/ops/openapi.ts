@@ -8,7 +8,8 @@ import {
   type ResponseObject,
   type SchemaObject,
 } from '@nestjs/swagger';
-import { errorResponse, ERROR_BODY_REF } from 'src/common/api-error-responses';
+import type { ApiError } from 'src/common/api-error';
+import { errorResponse, ERROR_BODY_REF, LIMITED_BY, type OwnLimit } from 'src/common/api-error-responses';
 import {
   ERROR_BODY_SCHEMA,
   RATE_LIMIT_HEADERS,
@@ -17,6 +18,7 @@ import {
   RouteFamily,
   sharedErrors,
 } from 'src/ops/openapi-errors';
+import { testEventsRefused } from 'src/webhooks/test-event-limit';
 
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
 
@@ -29,6 +31,9 @@ const DESCRIPTION = `KYC verification lookup and signed webhook result delivery.
   operator turned the limit off (\`RATE_LIMIT_PER_MINUTE=0\`), the operations below declare neither.
 * **Internal API** (\`/api/v1/internal\`): \`Authorization: Bearer <INTERNAL_API_TOKEN>\` (scheme \`internal\`).
 * **Admin API** (\`/api/v1/admin\`): \`Authorization: Bearer <ADMIN_TOKEN>\` (scheme \`admin\`).
+  On the internal and admin APIs, failed credentials are counted per source address: over
+  \`AUTH_FAILURE_LIMIT_PER_MINUTE\` a failed one is 429 \`rate_limited\` with \`Retry-After\` instead of
+  401; a valid credential is never refused by it.
 * **Operations** (\`/health/*\`, \`/metrics\`): no credential.
 
 Every response carries \`x-request-id\` (the caller's value when it is 1–128 of \`[A-Za-z0-9._-]\`,
@@ -50,6 +55,10 @@ const SCHEMES = {
 export interface OpenApiSettings {
   /** 0 turns the public rate limit off: no 429 and no RateLimit-* headers then. */
   rateLimitPerMinute: number;
+  /** 0 turns the failed-credential limit off: no 429 on the internal and admin routes then. */
+  authFailureLimitPerMinute: number;
+  /** 0 turns the test-event limit off: no 429 of its own on that route then. */
+  testEventsPerMinute: number;
 }
 
 /** The OpenAPI 3.0.3 document of every route, exact enough that a generated client needs no casts. */
@@ -108,7 +117,11 @@ function completeOperation(
     parameter.description ??= 'A UUID; anything else is 400 validation_failed';
   }
   const shared = new Map<number, ReturnType<typeof sharedErrors>>();
-  for (const error of sharedErrors(family, method, pathMethods, rateLimited ? settings.rateLimitPerMinute : 0)) {
+  const limits = {
+    requestsPerMinute: settings.rateLimitPerMinute,
+    authFailuresPerMinute: settings.authFailureLimitPerMinute,
+  };
+  for (const error of [...sharedErrors(family, method, pathMethods, limits), ...ownLimitErrors(operation, settings)]) {
     shared.set(error.status, [...(shared.get(error.status) ?? []), error]);
   }
   for (const [status, errors] of shared) {
@@ -126,6 +139,16 @@ function completeOperation(
   operation.responses = Object.fromEntries(
     Object.entries(operation.responses).sort(([a], [b]) => a.localeCompare(b)),
   ) as OperationObject['responses'];
+}
+
+function ownLimitErrors(operation: OperationObject, settings: OpenApiSettings): ApiError[] {
+  const extensions = operation as OperationObject & { [LIMITED_BY]?: OwnLimit };
+  const limitedBy = extensions[LIMITED_BY];
+  delete extensions[LIMITED_BY];
+  if (limitedBy === 'testEvents' && settings.testEventsPerMinute > 0) {
+    return [testEventsRefused(settings.testEventsPerMinute, '12')];
+  }
+  return [];
 }
 
 /** A route's own errors come first; the shared ones join them under the same status. */

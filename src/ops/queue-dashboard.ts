@@ -3,6 +3,7 @@ import { ExpressAdapter } from '@bull-board/express';
 import { type INestApplication, Logger } from '@nestjs/common';
 import type { Queue } from 'bull';
 import type { NextFunction, Request, Response } from 'express';
+import { AuthFailureLimit } from 'src/auth/auth-failure-limit';
 import { tokensEqual } from 'src/auth/bearer';
 import { errorForStatus, sendError } from 'src/common/all-exceptions.filter';
 import { ApiError } from 'src/common/api-error';
@@ -19,8 +20,11 @@ export const DASHBOARD_PATH = '/admin/queues';
 
 const dashboardLogger = new Logger('QueueDashboard');
 
-/** HTTP Basic with user `admin` and the admin token, compared in constant time. */
-export function basicAuth(adminToken: string) {
+/**
+ * HTTP Basic with user `admin` and the admin token, compared in constant time. A failure counts
+ * towards AUTH_FAILURE_LIMIT_PER_MINUTE like the admin API's.
+ */
+export function basicAuth(adminToken: string, failures: Pick<AuthFailureLimit, 'refusal'>) {
   return (req: Request, res: Response, next: NextFunction): void => {
     const match = /^basic +([A-Za-z0-9+/=]+) *$/i.exec(req.headers.authorization ?? '');
     const decoded = match ? Buffer.from(match[1], 'base64').toString('utf8') : '';
@@ -30,11 +34,10 @@ export function basicAuth(adminToken: string) {
     const userOk = tokensEqual(user, 'admin');
     const passwordOk = tokensEqual(password, adminToken);
     if (match && userOk && passwordOk) return next();
-    sendError(
-      res,
-      req,
-      new ApiError('unauthorized', 'Missing or invalid credentials', [], { 'WWW-Authenticate': 'Basic' }),
-    );
+    const unauthorized = new ApiError('unauthorized', 'Missing or invalid credentials', [], {
+      'WWW-Authenticate': 'Basic',
+    });
+    failures.refusal(req, unauthorized).then((error) => sendError(res, req, error), next);
   };
 }
 
@@ -120,7 +123,7 @@ export function mountQueueDashboard(app: INestApplication): void {
   });
   app.use(
     DASHBOARD_PATH,
-    basicAuth(config.adminToken),
+    basicAuth(config.adminToken, app.get(AuthFailureLimit)),
     requireRedis(queue),
     contractErrorBodies(queue),
     serverAdapter.getRouter(),

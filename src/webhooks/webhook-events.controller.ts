@@ -1,7 +1,7 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
 import { ApiExcludeEndpoint, ApiExtraModels, ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { ApiError } from 'src/common/api-error';
-import { ApiErrors } from 'src/common/api-error-responses';
+import { ApiErrors, ApiLimitedBy } from 'src/common/api-error-responses';
 import { CurrentAccountId, RequiresCredential } from 'src/common/credentials';
 import { invalidCursor, type ListPage } from 'src/common/pagination';
 import { UndeclaredInputGuard } from 'src/common/undeclared-input.guard';
@@ -61,6 +61,7 @@ export class WebhookEventsController {
   @ApiErrors(
     ApiError.validation('status', 'must be one of the following values: pending, processing, approved, rejected'),
   )
+  @ApiLimitedBy('testEvents')
   async sendTest(
     @CurrentAccountId() accountId: string,
     @Body() dto: SendTestEventDto,

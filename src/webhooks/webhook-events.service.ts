@@ -11,6 +11,7 @@ import type { ListPage } from 'src/common/pagination';
 import { SqlParams } from 'src/common/sql-params';
 import { type DeliveryJobSource, JOB_SOURCE_COLUMNS, jobSourceFrom } from 'src/webhooks/delivery-job';
 import { TestEventStatus, testVerification } from 'src/webhooks/test-event';
+import { TestEventLimit } from 'src/webhooks/test-event-limit';
 import { WebhookAttempt } from 'src/webhooks/webhook-attempt.entity';
 import { WebhookDispatcher } from 'src/webhooks/webhook-dispatcher.service';
 import { WebhookEvent } from 'src/webhooks/webhook-event.entity';
@@ -54,6 +55,7 @@ export class WebhookEventsService {
     @Inject(CURSOR_CODEC) private readonly cursors: CursorCodec,
     private readonly outbox: WebhookOutboxService,
     private readonly dispatcher: WebhookDispatcher,
+    private readonly testEventLimit: TestEventLimit,
   ) {}
 
   async list(accountId: string, query: ListWebhookEventsQueryDto): Promise<ListPage<WebhookEventResponseDto>> {
@@ -147,6 +149,8 @@ export class WebhookEventsService {
   }
 
   async sendTest(accountId: string, status: TestEventStatus): Promise<WebhookEventResponseDto> {
+    // Counted before anything is written: a refused test event leaves no row and queues nothing.
+    await this.testEventLimit.take(accountId);
     const at = new Date();
     const made = testVerification(status, at);
     const change = {

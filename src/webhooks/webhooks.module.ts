@@ -2,7 +2,9 @@ import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AccountsModule } from 'src/accounts/accounts.module';
 import { cursorCodecProvider } from 'src/common/cursor.provider';
+import { RateLimitModule } from 'src/common/rate-limit/rate-limit.module';
 import { DeliveryOperator } from 'src/webhooks/delivery-operator.service';
+import { TestEventLimit } from 'src/webhooks/test-event-limit';
 import { WebhookAttempt } from 'src/webhooks/webhook-attempt.entity';
 import { WebhookEvent } from 'src/webhooks/webhook-event.entity';
 import { WebhookEventsController } from 'src/webhooks/webhook-events.controller';
@@ -16,9 +18,14 @@ import { WebhookQueueModule } from 'src/webhooks/webhook-queue.module';
  * operator's actions behind the queue dashboard's buttons.
  */
 @Module({
-  imports: [TypeOrmModule.forFeature([WebhookEvent, WebhookAttempt]), AccountsModule, WebhookQueueModule],
+  imports: [
+    TypeOrmModule.forFeature([WebhookEvent, WebhookAttempt]),
+    AccountsModule,
+    WebhookQueueModule,
+    RateLimitModule,
+  ],
   controllers: [WebhookEventsController],
-  providers: [cursorCodecProvider, WebhookOutboxService, WebhookEventsService, DeliveryOperator],
+  providers: [cursorCodecProvider, WebhookOutboxService, WebhookEventsService, DeliveryOperator, TestEventLimit],
   exports: [WebhookQueueModule, WebhookOutboxService, WebhookEventsService, DeliveryOperator],
 })
 export class WebhooksModule {}

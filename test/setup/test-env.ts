@@ -13,5 +13,7 @@ export function testRunEnv(runId: string): Record<string, string> {
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
     WEBHOOK_ALLOW_INSECURE_URLS: 'true',
+    // Many specs send wrong credentials on purpose from 127.0.0.1; test/security/limits.e2e-spec.ts turns it on.
+    AUTH_FAILURE_LIMIT_PER_MINUTE: '0',
   };
 }

@@ -1,4 +1,4 @@
-import { decide, failOpen } from 'src/auth/rate-limit-policy';
+import { clockWindowResetMs, decide, uncounted } from 'src/common/rate-limit/rate-limit-policy';
 
 describe('rate limit policy', () => {
   it('allows up to the limit and counts down', () => {
@@ -24,8 +24,13 @@ describe('rate limit policy', () => {
     expect(decide(1, { count: 2, resetMs: 0 }).headers['Retry-After']).toBe('1');
   });
 
-  it('fails open with the full allowance until the next minute', () => {
-    const decision = failOpen(10, 120_000 + 15_000);
+  it('measures the clock minute left', () => {
+    expect(clockWindowResetMs(120_000)).toBe(60_000);
+    expect(clockWindowResetMs(120_000 + 59_999)).toBe(1);
+  });
+
+  it('an uncounted request shows the full allowance until the next minute', () => {
+    const decision = uncounted(10, 120_000 + 15_000);
     expect(decision).toEqual({
       allowed: true,
       headers: { 'RateLimit-Limit': '10', 'RateLimit-Remaining': '10', 'RateLimit-Reset': '45' },

@@ -10,7 +10,8 @@ export interface RateLimitDecision {
   headers: Record<string, string>;
 }
 
-const WINDOW_MS = 60_000;
+/** Every limit of the service counts in fixed one-minute windows. */
+export const RATE_LIMIT_WINDOW_MS = 60_000;
 
 /**
  * Fixed one-minute window per key. Headers follow the IETF RateLimit draft fields
@@ -27,9 +28,12 @@ export function decide(limit: number, window: WindowCount): RateLimitDecision {
   return { allowed: false, headers: { ...headers, 'Retry-After': String(resetSeconds) } };
 }
 
-/** Used when the shared counter cannot be read: the request is served and nothing is counted. */
-export function failOpen(limit: number, nowMs: number): RateLimitDecision {
-  return decide(limit, { count: 0, resetMs: WINDOW_MS - (nowMs % WINDOW_MS) });
+/** Milliseconds until the clock-aligned window holding `nowMs` ends. */
+export function clockWindowResetMs(nowMs: number, windowMs = RATE_LIMIT_WINDOW_MS): number {
+  return windowMs - (((nowMs % windowMs) + windowMs) % windowMs);
 }
 
-export const RATE_LIMIT_WINDOW_MS = WINDOW_MS;
+/** For a request that could not be counted (its credential look-up failed): the headers, nothing counted. */
+export function uncounted(limit: number, nowMs: number): RateLimitDecision {
+  return decide(limit, { count: 0, resetMs: clockWindowResetMs(nowMs) });
+}

@@ -1,0 +1,42 @@
+import { MemoryWindowStore } from 'src/common/rate-limit/memory-window-store';
+import { decide } from 'src/common/rate-limit/rate-limit-policy';
+
+const MINUTE = 60_000;
+
+describe('in-memory fixed-window store', () => {
+  it('counts per key within a clock minute, with the time left in it', () => {
+    const store = new MemoryWindowStore();
+    const start = 5 * MINUTE;
+    expect(store.hit('a', start + 15_000)).toEqual({ count: 1, resetMs: 45_000 });
+    expect(store.hit('a', start + 20_000)).toEqual({ count: 2, resetMs: 40_000 });
+    expect(store.hit('b', start + 59_999)).toEqual({ count: 1, resetMs: 1 });
+  });
+
+  it('drops every key when the window rolls', () => {
+    const store = new MemoryWindowStore();
+    store.hit('a', MINUTE - 1);
+    store.hit('b', MINUTE - 1);
+    expect(store.size).toBe(2);
+    expect(store.hit('a', MINUTE)).toEqual({ count: 1, resetMs: MINUTE });
+    expect(store.size).toBe(1);
+  });
+
+  it('never holds more keys than its cap: a new key past it is over any limit, known keys keep counting', () => {
+    const store = new MemoryWindowStore(3);
+    const now = 7 * MINUTE + 1_000;
+    for (const key of ['a', 'b', 'c']) store.hit(key, now);
+    for (let i = 0; i < 1_000; i += 1) {
+      const sprayed = store.hit(`spray-${i}`, now);
+      expect(decide(1_000_000, sprayed).allowed).toBe(false);
+    }
+    expect(store.size).toBe(3);
+    expect(store.hit('a', now)).toEqual({ count: 2, resetMs: 59_000 });
+    expect(store.hit('spray-0', 8 * MINUTE)).toEqual({ count: 1, resetMs: MINUTE });
+  });
+
+  it('reports a full allowance nowhere: the refused key shows 0 remaining and a Retry-After', () => {
+    const store = new MemoryWindowStore(0);
+    const decision = decide(5, store.hit('x', 30_000));
+    expect(decision.headers).toMatchObject({ 'RateLimit-Remaining': '0', 'Retry-After': '30' });
+  });
+});

@@ -1,0 +1,43 @@
+import { clockWindowResetMs, RATE_LIMIT_WINDOW_MS, type WindowCount } from 'src/common/rate-limit/rate-limit-policy';
+
+/** Keys one store holds per window: about a megabyte at most. */
+export const MEMORY_STORE_MAX_KEYS = 10_000;
+
+/**
+ * Per-process fixed-window counts, the fallback while Redis does not answer. Windows are clock
+ * minutes and the whole map is dropped when one rolls, so nothing outlives its minute.
+ */
+export class MemoryWindowStore {
+  private readonly counts = new Map<string, number>();
+  private windowEndMs = Number.NEGATIVE_INFINITY;
+
+  constructor(
+    private readonly maxKeys = MEMORY_STORE_MAX_KEYS,
+    private readonly windowMs = RATE_LIMIT_WINDOW_MS,
+  ) {}
+
+  /** Counts one hit of `key` in the window holding `nowMs`. */
+  hit(key: string, nowMs: number): WindowCount {
+    const resetMs = clockWindowResetMs(nowMs, this.windowMs);
+    const windowEndMs = nowMs + resetMs;
+    if (windowEndMs !== this.windowEndMs) {
+      this.counts.clear();
+      this.windowEndMs = windowEndMs;
+    }
+    const current = this.counts.get(key);
+    if (current === undefined && this.counts.size >= this.maxKeys) {
+      // Full: a new key is over any limit. Evicting instead would let a spray of addresses wipe the
+      // count of the one being guessed from; refusing costs a valid credential nothing (auth counts
+      // failures only) and a public client at most the rest of this minute of an outage.
+      return { count: Number.POSITIVE_INFINITY, resetMs };
+    }
+    const count = (current ?? 0) + 1;
+    this.counts.set(key, count);
+    return { count, resetMs };
+  }
+
+  /** Keys counted in the current window. */
+  get size(): number {
+    return this.counts.size;
+  }
+}
