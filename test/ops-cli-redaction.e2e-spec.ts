@@ -90,9 +90,9 @@ describe('operations CLI: redact and retention', () => {
     expect(await redactedEvents()).toHaveLength(1);
   });
 
-  it('redact and retention refuse bad arguments with one line: 1 for a bad id, 2 for bad usage', async () => {
+  it('redact and retention refuse bad arguments with one line: 2 for bad usage or a malformed id, 1 for an unknown one', async () => {
     const cases: [string[], number, RegExp][] = [
-      [['redact', 'not-a-uuid'], 1, /^error: <verification-id> must be a UUID$/],
+      [['redact', 'not-a-uuid'], 2, /^error: redact: <verification-id> must be a UUID /],
       [['redact', UNKNOWN_ID], 1, /^error: No such verification$/],
       [['redact'], 2, /^error: redact: missing <verification-id> /],
       [['retention', '--dry-run=x'], 2, /^error: retention: --dry-run takes no value /],

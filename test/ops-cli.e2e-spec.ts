@@ -66,7 +66,7 @@ describe('operations CLI (npm run cli)', () => {
         2,
         /^error: deliveries:failed: --limit must be an integer between 1 and 100/,
       ],
-      [['deliveries:failed', 'not-a-uuid'], 1, /^error: <account-id> must be a UUID/],
+      [['deliveries:failed', 'not-a-uuid'], 2, /^error: deliveries:failed: <account-id> must be a UUID/],
       [['deliveries:failed', UNKNOWN_ID], 1, /^error: No such account/],
       [['accounts:rotate-secret', UNKNOWN_ID], 1, /^error: No such account/],
       [['accounts:create', '--name', 'X', '--webhook-url', 'ftp://example.com/h'], 1, /^error: --webhook-url: /],
@@ -191,7 +191,7 @@ describe('operations CLI (npm run cli)', () => {
     expect(await waiting()).toEqual(expect.arrayContaining([`${first}:2`, `${second}:2`]));
 
     const badTime = await cli('deliveries:replay', account.id, '--created-to', 'yesterday');
-    expect(badTime.code).toBe(1);
-    expect(badTime.stderr).toMatch(/^error: --created-to: /);
+    expect(badTime.code).toBe(2);
+    expect(badTime.stderr).toMatch(/^error: deliveries:replay: --created-to must be an ISO 8601 date-time/);
   });
 });

@@ -70,8 +70,43 @@ describe('parseArgs', () => {
     [['retention', '--dry'], 'retention: unknown option --dry'],
     [['retention', '--force'], 'retention: unknown option --force'],
     [['retention', '--', '--dry-run'], 'retention: unknown option --'],
+    // malformed values: usage errors too, found before any database work
+    [['deliveries:failed', 'not-a-uuid'], 'deliveries:failed: <account-id> must be a UUID'],
+    [['accounts:rotate-secret', `${ID}0`], 'accounts:rotate-secret: <account-id> must be a UUID'],
+    [['redact', 'x'], 'redact: <verification-id> must be a UUID'],
+    [['deliveries:replay', ID, '--event', 'e1'], 'deliveries:replay: --event must be a UUID'],
+    [
+      ['deliveries:replay', ID, '--created-from', 'yesterday'],
+      'deliveries:replay: --created-from must be an ISO 8601 date-time',
+    ],
+    [
+      ['deliveries:replay', ID, '--created-to', '2026-02-30'],
+      'deliveries:replay: --created-to must be an ISO 8601 date-time',
+    ],
+    [
+      ['deliveries:replay', ID, '--created-from', '2026-02-01', '--created-to', '2026-01-01'],
+      'deliveries:replay: --created-from must not be after --created-to',
+    ],
+    [
+      ['accounts:create', '--name', 'Evil\u001B[31m'],
+      'accounts:create: --name must not contain control characters (U+0000-U+001F, U+007F-U+009F)',
+    ],
+    [
+      ['accounts:create', '--name', 'a', '--webhook-url', 'https://a.example/\n'],
+      'accounts:create: --webhook-url must not contain control characters (U+0000-U+001F, U+007F-U+009F)',
+    ],
   ])('refuses %j with one line', (argv, message) => {
     expect(() => parseArgs(argv)).toThrow(new CliUsageError(message));
+  });
+});
+
+describe('parseArgs: values', () => {
+  it('accepts UUIDs in either case and ISO 8601 bounds in order', () => {
+    expect(parseArgs(['redact', ID.toUpperCase()])).toMatchObject({ args: [ID.toUpperCase()] });
+    expect(
+      parseArgs(['deliveries:replay', ID, '--created-from', '2026-01-01', '--created-to', '2026-01-01T00:00:00.000Z']),
+    ).toMatchObject({ options: { 'created-from': '2026-01-01', 'created-to': '2026-01-01T00:00:00.000Z' } });
+    expect(parseArgs(['accounts:create', '--name', 'Zoë 😀 שלום'])).toMatchObject({ options: { name: 'Zoë 😀 שלום' } });
   });
 });
 

@@ -1,7 +1,11 @@
 /** The operations CLI's grammar: commands, their arguments and options. No Nest here, so it is unit-tested. */
 
 import * as util from 'node:util';
+import { ApiError } from 'src/common/api-error';
 import { DEFAULT_LIMIT, MAX_LIMIT } from 'src/common/pagination';
+import { checkRange, parseTimestamp } from 'src/common/timestamps';
+import { textIssue } from 'src/common/unsafe-input';
+import { isUuid } from 'src/common/uuid';
 
 export type CommandName =
   'accounts:create' | 'accounts:rotate-secret' | 'deliveries:failed' | 'deliveries:replay' | 'redact' | 'retention';
@@ -16,6 +20,10 @@ interface CommandSpec {
   /** Options that must be whole numbers in [min, max]. */
   integers?: Readonly<Record<string, readonly [number, number]>>;
   exclusive?: readonly [string, readonly string[]];
+  /** Options that must be UUIDs (every positional is an id, so it must be one too). */
+  uuids?: readonly string[];
+  /** A `[from, to]` pair of ISO 8601 options, from not after to. */
+  timeRange?: readonly [string, string];
   summary: string;
 }
 
@@ -42,6 +50,8 @@ const COMMANDS: Readonly<Record<CommandName, CommandSpec>> = {
     positionals: ['<account-id>'],
     options: { event: '<event-id>', 'created-from': '<iso-time>', 'created-to': '<iso-time>' },
     exclusive: ['event', ['created-from', 'created-to']],
+    uuids: ['event'],
+    timeRange: ['created-from', 'created-to'],
     summary: 'Redeliver failed webhook events (one with --event, else all, optionally by creation time)',
   },
   redact: {
@@ -116,6 +126,36 @@ function readOptions(
   return { args, options };
 }
 
+/** The values' shapes, so that a malformed one is a usage error before any database work. */
+function checkValues(command: CommandName, spec: CommandSpec, args: string[], options: Record<string, string>): void {
+  const given: [string, string][] = [
+    ...args.map((value, i): [string, string] => [spec.positionals[i], value]),
+    ...Object.entries(options).map(([name, value]): [string, string] => [`--${name}`, value]),
+  ];
+  for (const [name, value] of given) {
+    const issue = textIssue(value);
+    if (issue) throw new CliUsageError(`${command}: ${name} ${issue}`);
+  }
+  args.forEach((value, i) => {
+    if (!isUuid(value)) throw new CliUsageError(`${command}: ${spec.positionals[i]} must be a UUID`);
+  });
+  for (const name of spec.uuids ?? []) {
+    if (name in options && !isUuid(options[name])) throw new CliUsageError(`${command}: --${name} must be a UUID`);
+  }
+  if (spec.timeRange) {
+    const [from, to] = spec.timeRange;
+    try {
+      const bounds = [from, to].map((name) =>
+        name in options ? parseTimestamp(`--${name}`, options[name]) : undefined,
+      );
+      checkRange(`--${from}`, bounds[0], `--${to}`, bounds[1]);
+    } catch (error) {
+      if (error instanceof ApiError) throw new CliUsageError(`${command}: ${error.message}`);
+      throw error;
+    }
+  }
+}
+
 export function parseArgs(argv: readonly string[]): ParsedArgs {
   const [first, ...rest] = argv;
   if (first === undefined || first === '--help' || first === '-h' || first === 'help') return { kind: 'help' };
@@ -137,6 +177,7 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
       throw new CliUsageError(`${first}: --${name} must be an integer between ${min} and ${max}`);
     }
   }
+  checkValues(first, spec, args, options);
   if (spec.exclusive) {
     const [one, others] = spec.exclusive;
     const clash = others.find((other) => other in options);

@@ -6,11 +6,17 @@ import type { DataSource } from 'typeorm';
 import { CliUsageError, parseArgs, usage } from 'src/cli/cli-args';
 import { runCommand } from 'src/cli/cli-commands';
 import { CliModule } from 'src/cli/cli.module';
+import { forTerminal } from 'src/cli/terminal-text';
 import { ApiError } from 'src/common/api-error';
 import { createRootLogger } from 'src/common/logging/logger';
 import { NestPinoLogger } from 'src/common/logging/nest-logger';
 import { ConfigError } from 'src/config/app-config';
 import { loadConfig } from 'src/config/config.module';
+
+/** All the CLI prints goes through here, so no stored text can send escape sequences to the terminal. */
+function print(stream: NodeJS.WriteStream, text: string): void {
+  stream.write(forTerminal(text));
+}
 
 /** One line on stderr: the option an argument came from, in the operator's spelling. */
 function describe(error: unknown): string {
@@ -32,11 +38,11 @@ async function main(argv: string[]): Promise<number> {
     parsed = parseArgs(argv);
   } catch (error) {
     if (!(error instanceof CliUsageError)) throw error;
-    process.stderr.write(`error: ${error.message} (npm run cli -- --help)\n`);
+    print(process.stderr, `error: ${error.message} (npm run cli -- --help)\n`);
     return 2;
   }
   if (parsed.kind === 'help') {
-    process.stdout.write(usage(parsed.command));
+    print(process.stdout, usage(parsed.command));
     return 0;
   }
   const config = loadConfig();
@@ -55,10 +61,10 @@ async function main(argv: string[]): Promise<number> {
     if (!app.get<DataSource>(getDataSourceToken()).isInitialized) {
       throw new Error(`PostgreSQL is unreachable at ${new URL(config.databaseUrl).host}`);
     }
-    process.stdout.write(await runCommand(app, parsed.command, parsed.args, parsed.options));
+    print(process.stdout, await runCommand(app, parsed.command, parsed.args, parsed.options));
     return 0;
   } catch (error) {
-    process.stderr.write(`error: ${describe(error)}\n`);
+    print(process.stderr, `error: ${describe(error)}\n`);
     return 1;
   } finally {
     await app.close();
@@ -72,7 +78,7 @@ main(process.argv.slice(2)).then(
     setTimeout(() => process.exit(code), 5_000).unref();
   },
   (error: unknown) => {
-    process.stderr.write(error instanceof ConfigError ? `${error.message}\n` : `error: ${(error as Error).message}\n`);
+    print(process.stderr, error instanceof ConfigError ? `${error.message}\n` : `error: ${(error as Error).message}\n`);
     process.exitCode = 1;
   },
 );

@@ -8,6 +8,7 @@ import { httpMetricsMiddleware } from 'src/common/http-metrics';
 import { httpLogMiddleware, logContextMiddleware } from 'src/common/logging/http-logging';
 import { rootLogger } from 'src/common/logging/root-logger';
 import { RequestWithId, requestIdFrom } from 'src/common/request-id';
+import { findInvalidBody, findUnsafeQuery } from 'src/common/unsafe-input';
 import { createValidationPipe } from 'src/common/validation';
 import { HttpAdapterHost } from '@nestjs/core';
 
@@ -69,8 +70,21 @@ function requireObjectBody(req: Request, res: Response, next: NextFunction): voi
   next();
 }
 
-/** A query parameter given twice is ambiguous, so it is refused rather than guessed. */
-function rejectRepeatedQuery(req: Request, res: Response, next: NextFunction): void {
+/** Checked on the raw bytes: body-parser would replace invalid UTF-8 with U+FFFD and store that. */
+function refuseInvalidUtf8(_req: Request, _res: Response, raw: Buffer): void {
+  const problem = findInvalidBody(raw);
+  if (problem) throw new ApiError('validation_failed', `${problem.field} ${problem.issue}`, [problem]);
+}
+
+/**
+ * A query parameter given twice is ambiguous, so it is refused rather than guessed; so is one whose raw
+ * text is not valid UTF-8 or holds a control character, which Express's parser would alter or pass on.
+ */
+function rejectMalformedQuery(req: Request, res: Response, next: NextFunction): void {
+  const rawQuery = req.originalUrl.includes('?') ? req.originalUrl.slice(req.originalUrl.indexOf('?') + 1) : '';
+  const problem = findUnsafeQuery(rawQuery);
+  if (problem)
+    return sendError(res, req, new ApiError('validation_failed', `${problem.field} ${problem.issue}`, [problem]));
   for (const [name, value] of Object.entries(req.query)) {
     if (Array.isArray(value)) {
       return sendError(res, req, ApiError.validation(name, 'must not be given more than once'));
@@ -102,9 +116,9 @@ export function configureHttp(nestApp: INestApplication, edge: HttpEdge = {}): v
   app.use(helmet({ contentSecurityPolicy: false }));
   app.use(refuseContentEncoding);
   app.use(requireJson);
-  app.use(express.json({ limit: BODY_LIMIT, strict: true, type: () => true }));
+  app.use(express.json({ limit: BODY_LIMIT, strict: true, type: () => true, verify: refuseInvalidUtf8 }));
   app.use(requireObjectBody);
-  app.use(rejectRepeatedQuery);
+  app.use(rejectMalformedQuery);
   app.useGlobalPipes(createValidationPipe());
   const filter = new AllExceptionsFilter(app.get(HttpAdapterHost));
   app.useGlobalFilters(filter);
