@@ -3,6 +3,7 @@ import { HttpAdapterHost } from '@nestjs/core';
 import type { Request, Response } from 'express';
 import { ApiError, ErrorCode } from 'src/common/api-error';
 import { isDatabaseUnavailable } from 'src/common/dependency-errors';
+import { loggedPath } from 'src/common/logging/root-logger';
 import { requestIdOf } from 'src/common/request-id';
 import { allowedMethods } from 'src/common/route-table';
 
@@ -38,9 +39,9 @@ export class AllExceptionsFilter implements ExceptionFilter {
   handle(exception: unknown, req: Request, res: Response): void {
     const error = this.toApiError(exception, req);
     if (error.code === 'service_unavailable' && !(exception instanceof ApiError)) {
-      this.logger.warn({ err: exception, method: req.method, path: req.path }, 'dependency unavailable');
+      this.logger.warn({ err: exception, method: req.method, path: loggedPath(req.path) }, 'dependency unavailable');
     } else if (error.status >= 500 && error.code === 'internal_error') {
-      this.logger.error({ err: exception, method: req.method, path: req.path }, 'unhandled error');
+      this.logger.error({ err: exception, method: req.method, path: loggedPath(req.path) }, 'unhandled error');
     }
     sendError(res, req, error);
   }

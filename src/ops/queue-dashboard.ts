@@ -7,6 +7,7 @@ import { AuthFailureLimit } from 'src/auth/auth-failure-limit';
 import { tokensEqual } from 'src/auth/bearer';
 import { errorForStatus, sendError } from 'src/common/all-exceptions.filter';
 import { ApiError } from 'src/common/api-error';
+import { loggedPath } from 'src/common/logging/root-logger';
 import { requestIdOf } from 'src/common/request-id';
 import type { AppConfig } from 'src/config/app-config';
 import { APP_CONFIG } from 'src/config/config.module';
@@ -87,7 +88,7 @@ function contractBody(req: Request, res: Response, body: unknown, redisReady: bo
         : undefined;
   if (res.statusCode >= 500) {
     dashboardLogger.warn(
-      { method: req.method, path: req.path, status: res.statusCode, reported },
+      { method: req.method, path: loggedPath(req.path), status: res.statusCode, reported },
       'queue dashboard error',
     );
   }

@@ -30,6 +30,12 @@ describe('guardedLookup', () => {
     ['::ffff:127.0.0.1', 6],
     ['fe80::1', 6],
     ['fc00::1', 6],
+    ['::7f00:1', 6],
+    ['::a9fe:a9fe', 6],
+    ['::a00:1', 6],
+    ['64:ff9b::7f00:1', 6],
+    ['2002:7f00:1::', 6],
+    ['2001:0:4136:e378:8000:63bf:80ff:fffe', 6],
   ])('refuses a name that resolves to %s', async (address, family) => {
     const { err } = await run([{ address, family }], false);
     expect(err?.message).toBe('blocked: private address');

@@ -3,6 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import pinoHttp from 'pino-http';
 import { runWithLogContext } from 'src/common/logging/log-context';
 import type { RootLogger } from 'src/common/logging/logger';
+import { loggedPath } from 'src/common/logging/root-logger';
 import { requestIdOf } from 'src/common/request-id';
 import { routeTemplate } from 'src/common/route-template';
 
@@ -17,7 +18,7 @@ export function logContextMiddleware(req: Request, res: Response, next: NextFunc
   runWithLogContext({ requestId: requestIdOf(req, res), request: req as AuthenticatedRequest }, next);
 }
 
-/** One line per request: id, account, method, route template, status, duration. */
+/** One line per request: id, account, method, route template (or clipped path if none), status, duration. */
 export function httpLogMiddleware(logger: RootLogger): (req: IncomingMessage, res: ServerResponse) => void {
   return pinoHttp({
     logger,
@@ -44,10 +45,12 @@ function summary(
   durationMs: number | undefined,
 ): Record<string, unknown> {
   // request_id is bound by pino-http's request logger (customAttributeKeys.reqId).
+  const route = routeTemplate(req);
   return {
     ...(req.accountId ? { account_id: req.accountId } : {}),
     method: req.method,
-    route: routeTemplate(req),
+    route,
+    ...(route === 'unmatched' ? { path: loggedPath(req.path ?? '') } : {}),
     status: res.statusCode,
     duration_ms: durationMs,
   };

@@ -15,11 +15,7 @@ type LoggerSettings = Pick<
  * authenticated); secrets are removed by key, by shape, and as literal values, on every line.
  */
 export function createRootLogger(config: LoggerSettings, pretty = false, destination?: DestinationStream): RootLogger {
-  const redactor = new Redactor([
-    config.adminToken,
-    config.internalApiToken,
-    config.secretEncryptionKey.toString('base64'),
-  ]);
+  const redactor = createRedactor(config);
   const options: LoggerOptions = {
     level: config.logLevel,
     base: { pid: process.pid },
@@ -40,6 +36,11 @@ export function createRootLogger(config: LoggerSettings, pretty = false, destina
     options.transport = { target: 'pino-pretty', options: { colorize: true, singleLine: true } };
   }
   return destination ? pino(options, destination) : pino(options);
+}
+
+/** Redacts the configured tokens as literals, besides every secret shape. */
+export function createRedactor(config: Omit<LoggerSettings, 'logLevel' | 'nodeEnv'>): Redactor {
+  return new Redactor([config.adminToken, config.internalApiToken, config.secretEncryptionKey.toString('base64')]);
 }
 
 /** Pretty output only for a developer watching a terminal; pino-pretty is a dev dependency. */

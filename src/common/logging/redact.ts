@@ -4,8 +4,25 @@ export const REDACTED = '[REDACTED]';
 const SECRET_KEY =
   /^(?:authorization|proxy-authorization|cookie|set-cookie|x-api-key|password|passwd|secret|token|api_key|apikey|access_token|refresh_token|client_secret|webhook_secret|secret_encryption_key|admin_token|internal_api_token)$|secret|token|password/i;
 
+/** 42 base64 characters and a 43rd whose low two bits are zero: exactly 32 bytes, either alphabet. */
+const KEY_BODY = '[A-Za-z0-9+/_-]{42}[AEIMQUYcgkosw048]';
+
 /** Values that look like credentials wherever they appear inside a string. */
-const SECRET_SHAPES: readonly RegExp[] = [/whsec_[A-Za-z0-9+/=_-]*/g, /\b(Bearer|Basic)\s+[^\s",;]+/gi];
+const SECRET_SHAPES: readonly RegExp[] = [
+  /whsec_[A-Za-z0-9+/=_-]*/g,
+  /\b(Bearer|Basic)\s+[^\s",;]+/gi,
+  // A bare webhook key or SECRET_ENCRYPTION_KEY, padded as we print it.
+  new RegExp(`${KEY_BODY}=`, 'g'),
+  // URL-safe and unpadded: only standing alone and mixing digits and both cases, so identifiers stay.
+  /(?<![\w-])(?=[\w-]{0,42}\d)(?=[\w-]{0,42}[A-Z])(?=[\w-]{0,42}[a-z])[\w-]{42}[AEIMQUYcgkosw048](?![\w+/=-])/g,
+];
+
+/** A run of URL text holding at least one percent escape; quotes, backslashes and spaces end it. */
+const ENCODED_RUN = /[^\s"'\\<>]*%[0-9A-Fa-f]{2}[^\s"'\\<>]*/g;
+const ESCAPES = /(?:%[0-9A-Fa-f]{2})+/g;
+const ESCAPE = /%[0-9A-Fa-f]{2}/;
+/** Enough rounds for a double- or triple-encoded secret. */
+const DECODE_ROUNDS = 4;
 
 const MAX_DEPTH = 8;
 
@@ -22,6 +39,26 @@ export class Redactor {
   }
 
   text(value: string): string {
+    // Decoded first: a shape match stops at the first `%`, leaving the rest of an encoded secret.
+    return this.plain(value.includes('%') ? value.replace(ENCODED_RUN, (run) => this.encoded(run)) : value);
+  }
+
+  /** Text cut to `max` characters after redaction, so a cut never splits a secret out of view. */
+  clipped(value: string, max: number): string {
+    const text = this.text(value);
+    return text.length > max ? `${text.slice(0, max)}…` : text;
+  }
+
+  private encoded(run: string): string {
+    let decoded = run;
+    for (let round = 0; round < DECODE_ROUNDS && ESCAPE.test(decoded); round++) decoded = decodeEscapes(decoded);
+    const redacted = this.plain(decoded);
+    if (redacted === decoded) return run;
+    // Written back escaped, so a decoded quote or newline cannot break the line it sits in.
+    return redacted.replace(/[^A-Za-z0-9\-._~!$&()*+,;=:@/?[\]]/g, (char) => encodeURIComponent(char));
+  }
+
+  private plain(value: string): string {
     let result = value;
     for (const literal of this.literals) {
       if (result.includes(literal)) result = result.split(literal).join(REDACTED);
@@ -63,4 +100,15 @@ export class Redactor {
     if (error.cause !== undefined) result.cause = this.value(error.cause, depth + 1, seen);
     return result;
   }
+}
+
+/** decodeURIComponent per run of escapes; a malformed UTF-8 run is read byte by byte instead of throwing. */
+function decodeEscapes(text: string): string {
+  return text.replace(ESCAPES, (escapes) => {
+    try {
+      return decodeURIComponent(escapes);
+    } catch {
+      return Buffer.from(escapes.replaceAll('%', ''), 'hex').toString('latin1');
+    }
+  });
 }
