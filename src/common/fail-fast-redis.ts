@@ -5,7 +5,11 @@ import Redis from 'ioredis';
  * once (no offline queue) or after a short time-out, and the client keeps reconnecting behind.
  * `log` gets one line per outage and one when it ends, not one per reconnection attempt.
  */
-export function createFailFastRedis(url: string, log: (message: string) => void, commandTimeoutMs = 250): Redis {
+export function createFailFastRedis(
+  url: string,
+  log: (message: string, state: 'down' | 'up') => void,
+  commandTimeoutMs = 250,
+): Redis {
   const client = new Redis(url, {
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,
@@ -16,11 +20,11 @@ export function createFailFastRedis(url: string, log: (message: string) => void,
   });
   let down = false;
   client.on('error', (error: Error) => {
-    if (!down) log(`redis unavailable: ${error.message}`);
+    if (!down) log(`redis unavailable: ${error.message}`, 'down');
     down = true;
   });
   client.on('ready', () => {
-    if (down) log('redis connection restored');
+    if (down) log('redis connection restored', 'up');
     down = false;
   });
   return client;

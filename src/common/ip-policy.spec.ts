@@ -85,7 +85,7 @@ const noise = fc.array(group, { minLength: 5, maxLength: 5 });
 
 describe('isPublicUnicast', () => {
   it.each([
-    // The review's forms (issue 14), allowed before this classifier.
+    // The security review's forms (IPv4-compatible ::a.b.c.d), which an earlier classifier allowed.
     '::127.0.0.1',
     '::169.254.169.254',
     '::10.0.0.1',

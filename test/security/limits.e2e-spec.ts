@@ -60,7 +60,7 @@ function rawRequest(
   });
 }
 
-describe('item 4: the public rate limit while Redis is down', () => {
+describe('the public rate limit while Redis is down', () => {
   let redis: RedisServer;
   let t: TestApp;
   beforeAll(async () => {
@@ -122,7 +122,7 @@ describe('item 4: the public rate limit while Redis is down', () => {
   });
 });
 
-describe('item 5: failed admin, internal and dashboard credentials per source address', () => {
+describe('failed admin, internal and dashboard credentials per source address', () => {
   // One count per address across the three surfaces: each test gets its own keys (queue prefix).
   let n = 0;
   const env = (): Record<string, string> => {
@@ -214,7 +214,7 @@ describe('item 5: failed admin, internal and dashboard credentials per source ad
   });
 });
 
-describe('item 6: test events per account', () => {
+describe('test events per account', () => {
   let t: TestApp;
   beforeAll(async () => {
     t = await startApp({ TEST_EVENTS_PER_MINUTE: '3' });

@@ -22,7 +22,7 @@ async function attemptsWhenFailed(t: TestApp, verificationId: string): Promise<A
   }
 }
 
-describe('security review (issue 14): SSRF through IPv6 forms, secrets in logged URLs', () => {
+describe('SSRF through IPv6 forms, secrets in logged URLs', () => {
   let t: TestApp;
   let receiver: WebhookReceiver;
 

@@ -7,7 +7,7 @@ const encodeAll = (text: string, upper = true) =>
     .map((escape) => (upper ? escape.toUpperCase() : escape))
     .join('');
 
-/** Every way the review (issue 14) wrote a secret or its bare key into a URL. */
+/** Every way the security review wrote a secret or its bare key into a URL. */
 function encodings(key: string): string[] {
   const urlSafe = key.replaceAll('+', '-').replaceAll('/', '_');
   const secret = `whsec_${key}`;

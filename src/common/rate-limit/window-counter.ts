@@ -41,8 +41,8 @@ export class WindowCounter implements OnModuleDestroy {
       this.redis = null;
       return;
     }
-    const client = createFailFastRedis(config.redisUrl, (message) =>
-      this.logger.warn(`${message}; rate limits are counted per process meanwhile`),
+    const client = createFailFastRedis(config.redisUrl, (message, state) =>
+      this.logger.warn(state === 'down' ? `${message}; limits count per process meanwhile` : message),
     );
     client.defineCommand('rateLimitHit', { numberOfKeys: 1, lua: HIT_SCRIPT });
     this.redis = client as CountingRedis;
