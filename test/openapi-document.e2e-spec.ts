@@ -20,7 +20,12 @@ describe('OpenAPI document served at /api/docs-json', () => {
   let doc: OpenAPIObject;
 
   beforeAll(async () => {
-    t = await startApp();
+    // Every limit on, as in production by default, so the document declares all its 429s.
+    t = await startApp({
+      AUTH_FAILURE_LIMIT_PER_MINUTE: '20',
+      TEST_EVENTS_PER_MINUTE: '60',
+      RATE_LIMIT_PER_MINUTE: '1200',
+    });
     const res = await t.http.get('/api/docs-json');
     expect(res.status).toBe(200);
     doc = res.body as OpenAPIObject;
@@ -49,6 +54,23 @@ describe('OpenAPI document served at /api/docs-json', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  it('declares the 429 of every limit that is on, with Retry-After', () => {
+    const responses = (path: string, method: 'get' | 'post') =>
+      (doc.paths[path][method]?.responses ?? {}) as Record<string, { headers?: Record<string, unknown> }>;
+    for (const [path, method] of [
+      ['/api/v1/admin/accounts', 'post'],
+      ['/api/v1/internal/kyc/verifications', 'post'],
+      ['/api/v1/public/kyc/verifications', 'get'],
+      ['/api/v1/public/kyc/webhook-events/test', 'post'],
+    ] as const) {
+      expect({ path, headers: Object.keys(responses(path, method)['429']?.headers ?? {}) }).toEqual({
+        path,
+        headers: expect.arrayContaining(['Retry-After', 'x-request-id']),
+      });
+    }
+    expect(responses('/health/live', 'get')['429']).toBeUndefined();
   });
 
   it('types every number as an integer: the contract has no fractional field or parameter', () => {
