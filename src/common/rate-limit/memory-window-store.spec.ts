@@ -1,4 +1,4 @@
-import { MemoryWindowStore } from 'src/common/rate-limit/memory-window-store';
+import { fallbackStoreOf, MemoryWindowStore } from 'src/common/rate-limit/memory-window-store';
 import { decide } from 'src/common/rate-limit/rate-limit-policy';
 
 const MINUTE = 60_000;
@@ -38,5 +38,26 @@ describe('in-memory fixed-window store', () => {
     const store = new MemoryWindowStore(0);
     const decision = decide(5, store.hit('x', 30_000));
     expect(decision.headers).toMatchObject({ 'RateLimit-Remaining': '0', 'Retry-After': '30' });
+  });
+});
+
+describe('fallbackStoreOf', () => {
+  it('counts accounts apart from addresses, and each scope apart', () => {
+    expect(fallbackStoreOf('ratelimit', 'account:0193a6f2-0000-7000-8000-000000000000')).toBe('ratelimit/account:');
+    expect(fallbackStoreOf('ratelimit', 'address:10.0.0.1')).toBe('ratelimit/address:');
+    expect(fallbackStoreOf('ratelimit', 'address:::1')).toBe('ratelimit/address:');
+    expect(fallbackStoreOf('authfail', 'address:10.0.0.1')).toBe('authfail/address:');
+  });
+
+  it('keeps a full address store from refusing an account', () => {
+    const stores = new Map<string, MemoryWindowStore>();
+    const hit = (key: string) => {
+      const name = fallbackStoreOf('ratelimit', key);
+      if (!stores.has(name)) stores.set(name, new MemoryWindowStore(3));
+      return (stores.get(name) as MemoryWindowStore).hit(key, 1_000);
+    };
+    for (let i = 0; i < 10; i += 1) hit(`address:10.0.0.${i}`);
+    expect(hit('address:10.0.1.1').count).toBe(Number.POSITIVE_INFINITY);
+    expect(hit('account:a').count).toBe(1);
   });
 });

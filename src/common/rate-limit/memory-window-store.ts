@@ -27,8 +27,9 @@ export class MemoryWindowStore {
     const current = this.counts.get(key);
     if (current === undefined && this.counts.size >= this.maxKeys) {
       // Full: a new key is over any limit. Evicting instead would let a spray of addresses wipe the
-      // count of the one being guessed from; refusing costs a valid credential nothing (auth counts
-      // failures only) and a public client at most the rest of this minute of an outage.
+      // count of the one being guessed from. Refusing costs a valid credential nothing (auth counts
+      // failures only), and accounts are counted in a store of their own (WindowCounter), so a
+      // spray of addresses cannot lock clients out.
       return { count: Number.POSITIVE_INFINITY, resetMs };
     }
     const count = (current ?? 0) + 1;
@@ -40,4 +41,12 @@ export class MemoryWindowStore {
   get size(): number {
     return this.counts.size;
   }
+}
+
+/**
+ * The in-memory store a key is counted in: one per scope and kind of key (`account:…`,
+ * `address:…`), so a spray of source addresses can fill the address store, never the accounts'.
+ */
+export function fallbackStoreOf(scope: string, key: string): string {
+  return `${scope}/${key.slice(0, key.indexOf(':') + 1) || key}`;
 }

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import Redis from 'ioredis';
 import { createFailFastRedis } from 'src/common/fail-fast-redis';
-import { MemoryWindowStore } from 'src/common/rate-limit/memory-window-store';
+import { fallbackStoreOf, MemoryWindowStore } from 'src/common/rate-limit/memory-window-store';
 import { RATE_LIMIT_WINDOW_MS, type WindowCount } from 'src/common/rate-limit/rate-limit-policy';
 import type { AppConfig } from 'src/config/app-config';
 import { APP_CONFIG } from 'src/config/config.module';
@@ -32,7 +32,7 @@ export class WindowCounter implements OnModuleDestroy {
   private readonly logger = new Logger('RateLimit');
   private readonly redis: CountingRedis | null;
   private readonly keyPrefix: string;
-  private readonly fallbacks = new Map<LimitScope, MemoryWindowStore>();
+  private readonly fallbacks = new Map<string, MemoryWindowStore>();
 
   constructor(@Inject(APP_CONFIG) config: AppConfig) {
     this.keyPrefix = `${config.queuePrefix}:`;
@@ -61,16 +61,16 @@ export class WindowCounter implements OnModuleDestroy {
         // Redis down or slow: this process's own count stands in.
       }
     }
-    return this.fallback(scope).hit(key, Date.now());
+    return this.fallback(fallbackStoreOf(scope, key)).hit(key, Date.now());
   }
 
-  private fallback(scope: LimitScope): MemoryWindowStore {
-    let store = this.fallbacks.get(scope);
-    if (!store) {
-      store = new MemoryWindowStore();
-      this.fallbacks.set(scope, store);
+  private fallback(store: string): MemoryWindowStore {
+    let found = this.fallbacks.get(store);
+    if (!found) {
+      found = new MemoryWindowStore();
+      this.fallbacks.set(store, found);
     }
-    return store;
+    return found;
   }
 
   onModuleDestroy(): void {
