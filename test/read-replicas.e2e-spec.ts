@@ -69,6 +69,35 @@ describe('DATABASE_READ_URLS', () => {
     expect(after.body.data.map((row: { id: string }) => row.id)).toEqual([other.id, v.id]);
   });
 
+  it('min_version on the detail route: at least that version or the newest, and a malformed one is 400', async () => {
+    const account = await createAccount(t, { webhook_url: null });
+    const auth = `Bearer ${account.secret}`;
+    const v = await createVerificationInStatus(t, account.id, 'approved');
+    const path = `/api/v1/public/kyc/verifications/${v.id}`;
+    for (const [min, version] of [
+      ['1', 3],
+      ['3', 3],
+      ['4', 3], // ahead of every copy: the primary's newest
+      ['2147483647', 3],
+    ] as const) {
+      const res = await t.http.get(path).query({ min_version: min }).set('authorization', auth);
+      expect({ min, status: res.status, version: res.body.version }).toEqual({ min, status: 200, version });
+    }
+    for (const bad of ['0', '-1', '1.5', 'abc', '', '2147483648', '99999999999']) {
+      const res = await t.http.get(path).query({ min_version: bad }).set('authorization', auth);
+      expect({ bad, status: res.status, field: res.body.error?.details?.[0]?.field }).toEqual({
+        bad,
+        status: 400,
+        field: 'min_version',
+      });
+    }
+    const unknown = await t.http
+      .get('/api/v1/public/kyc/verifications/0193a6f2-0000-7000-8000-000000000000')
+      .query({ min_version: '2' })
+      .set('authorization', auth);
+    expect(unknown.status).toBe(404);
+  });
+
   it('stops the start with one line naming the variable when a read URL is not a PostgreSQL URL', async () => {
     await expect(startApp({ DATABASE_READ_URLS: 'redis://127.0.0.1:6379' })).rejects.toThrow(
       /Invalid configuration: DATABASE_READ_URLS/,

@@ -12,3 +12,13 @@ export async function onReplica<T>(dataSource: DataSource, read: (manager: Entit
     await runner.release();
   }
 }
+
+/** Runs a read on the primary (DATABASE_URL), for a caller that must see its own write. */
+export async function onPrimary<T>(dataSource: DataSource, read: (manager: EntityManager) => Promise<T>): Promise<T> {
+  const runner = dataSource.createQueryRunner('master');
+  try {
+    return await read(runner.manager);
+  } finally {
+    await runner.release();
+  }
+}

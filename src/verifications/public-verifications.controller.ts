@@ -7,6 +7,7 @@ import { invalidCursor, type ListPage } from 'src/common/pagination';
 import { UndeclaredInputGuard } from 'src/common/undeclared-input.guard';
 import { invalidId, UuidParamPipe } from 'src/common/uuid-param.pipe';
 import { VerificationRedactor } from 'src/verifications/verification-redactor.service';
+import { GetVerificationQueryDto, minVersionOf } from 'src/verifications/get-verification.query';
 import { ListVerificationsQueryDto } from 'src/verifications/list-verifications.query';
 import {
   VerificationDetailResponseDto,
@@ -41,12 +42,17 @@ export class PublicVerificationsController {
   @Get(':id')
   @ApiOperation({ summary: 'One verification with its status history' })
   @ApiOkResponse({ type: VerificationDetailResponseDto })
-  @ApiErrors(invalidId(), ApiError.notFound('verification'))
+  @ApiErrors(
+    invalidId(),
+    ApiError.validation('min_version', 'must be a positive integer'),
+    ApiError.notFound('verification'),
+  )
   async get(
     @CurrentAccountId() accountId: string,
     @Param('id', UuidParamPipe) id: string,
+    @Query() query: GetVerificationQueryDto,
   ): Promise<VerificationDetailResponseDto> {
-    return this.verifications.getForAccount(accountId, id);
+    return this.verifications.getForAccount(accountId, id, minVersionOf(query));
   }
 
   @Post(':id/redact')

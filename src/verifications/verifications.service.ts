@@ -6,7 +6,7 @@ import { webhookUrlOf } from 'src/accounts/account-sql';
 import { AccountsService } from 'src/accounts/accounts.service';
 import { ApiError } from 'src/common/api-error';
 import { SqlParams } from 'src/common/sql-params';
-import { onReplica } from 'src/database/read-replica';
+import { onPrimary, onReplica } from 'src/database/read-replica';
 import { VerificationStatusHistory } from 'src/verifications/verification-status-history.entity';
 import { VERIFICATION_COLUMNS, Verification } from 'src/verifications/verification.entity';
 import {
@@ -120,14 +120,24 @@ export class VerificationsService {
     );
   }
 
-  async getForAccount(accountId: string, id: string): Promise<VerificationDetailResponseDto> {
-    return onReplica(this.dataSource, async (manager) => {
+  /**
+   * Read on a replica; with `minVersion` (read-your-writes), a replica that has not yet applied
+   * that version (or the verification at all) is passed over for the primary.
+   */
+  async getForAccount(accountId: string, id: string, minVersion?: number): Promise<VerificationDetailResponseDto> {
+    const read = async (manager: EntityManager): Promise<VerificationDetailResponseDto | null> => {
       const verification = await manager.getRepository(Verification).findOneBy({ id, accountId });
-      if (!verification) throw ApiError.notFound('verification');
+      if (!verification) return null;
       const history = await manager
         .getRepository(VerificationStatusHistory)
         .find({ where: { verificationId: id }, order: { version: 'ASC' } });
       return toVerificationDetail(verification, history);
-    });
+    };
+    let found = await onReplica(this.dataSource, read);
+    if (minVersion !== undefined && (found === null || found.version < minVersion)) {
+      found = await onPrimary(this.dataSource, read);
+    }
+    if (!found) throw ApiError.notFound('verification');
+    return found;
   }
 }
