@@ -55,6 +55,8 @@ describe('PostgreSQL streaming replica (a throwaway primary and hot standby)', (
   const receiver = new CountingReceiver();
   let cluster: PrimaryAndStandby | undefined;
   let app: TestApp | undefined;
+  let lateApp: TestApp | undefined;
+  let appEnv: Record<string, string> = {};
   let client: ApiClient;
 
   beforeAll(async () => {
@@ -81,17 +83,19 @@ describe('PostgreSQL streaming replica (a throwaway primary and hot standby)', (
       30_000,
       'the schema on the standby',
     );
-    app = await startApp({
+    appEnv = {
       ...FAST_DELIVERY,
       APP_ROLE: 'all',
       DATABASE_URL: primaryUrl,
       DATABASE_READ_URLS: standby.url(DATABASE),
       QUEUE_PREFIX: `${process.env.QUEUE_PREFIX}_pgreplica`,
-    });
+    };
+    app = await startApp(appEnv);
     client = new ApiClient(app.url, tokens());
   });
 
   afterAll(async () => {
+    await lateApp?.close();
     await app?.close();
     cluster?.close();
     await receiver.stop();
@@ -158,6 +162,9 @@ describe('PostgreSQL streaming replica (a throwaway primary and hot standby)', (
       async (i) => ({ id: await client.createVerification(account.id, `lag-${i}`), externalId: `lag-${i}` }),
     );
     const lags: number[] = [];
+    const byRoute: Record<'list' | 'detail', number[]> = { list: [], detail: [] };
+    /** How long the read that showed the change took by itself: the floor under every lag. */
+    const lastReadMs: number[] = [];
     let staleReads = 0;
     let freshOnFirstRead = 0;
     let changeNo = 0;
@@ -175,6 +182,7 @@ describe('PostgreSQL streaming replica (a throwaway primary and hot standby)', (
         expect(change.status).toBe(200);
         const version = Number(change.body.version);
         for (let reads = 1; ; reads += 1) {
+          const readStartedAt = Date.now();
           const read = viaList
             ? await client.call('GET', `/api/v1/public/kyc/verifications?external_user_id=${v.externalId}`, auth)
             : await client.call('GET', `/api/v1/public/kyc/verifications/${v.id}`, auth);
@@ -183,6 +191,7 @@ describe('PostgreSQL streaming replica (a throwaway primary and hot standby)', (
             ? Number((read.body.data as Array<{ version: number }>)[0]?.version ?? 0)
             : Number(read.body.version);
           if (seen >= version) {
+            lastReadMs.push(Date.now() - readStartedAt);
             if (reads === 1) freshOnFirstRead += 1;
             break;
           }
@@ -190,7 +199,9 @@ describe('PostgreSQL streaming replica (a throwaway primary and hot standby)', (
           if (Date.now() - committedAt > 10_000)
             throw new Error(`version ${version} of ${v.id} not on the replica after 10 s`);
         }
-        lags.push(Date.now() - committedAt);
+        const lag = Date.now() - committedAt;
+        lags.push(lag);
+        byRoute[viaList ? 'list' : 'detail'].push(lag);
       }
     });
     const elapsedMs = Date.now() - started;
@@ -198,7 +209,7 @@ describe('PostgreSQL streaming replica (a throwaway primary and hot standby)', (
       (cluster as PrimaryAndStandby).primary,
       `SELECT (extract(epoch FROM replay_lag) * 1000)::float AS replay_lag_ms FROM pg_stat_replication`,
     );
-    lags.sort((a, b) => a - b);
+    for (const sample of [lags, byRoute.list, byRoute.detail, lastReadMs]) sample.sort((a, b) => a - b);
     expect(lags).toHaveLength(CHANGES);
     figuresLine('postgres-replica-lag', {
       changes: CHANGES,
@@ -206,6 +217,12 @@ describe('PostgreSQL streaming replica (a throwaway primary and hot standby)', (
       lag_p50_ms: percentile(lags, 50),
       lag_p99_ms: percentile(lags, 99),
       lag_max_ms: lags[lags.length - 1],
+      lag_detail_p50_ms: percentile(byRoute.detail, 50),
+      lag_detail_p99_ms: percentile(byRoute.detail, 99),
+      lag_list_p50_ms: percentile(byRoute.list, 50),
+      lag_list_p99_ms: percentile(byRoute.list, 99),
+      read_p50_ms: percentile(lastReadMs, 50),
+      read_p99_ms: percentile(lastReadMs, 99),
       stale_reads: staleReads,
       changes_seen_on_first_read: freshOnFirstRead,
       elapsed_ms: elapsedMs,
@@ -282,7 +299,19 @@ describe('PostgreSQL streaming replica (a throwaway primary and hot standby)', (
     await check503();
     const ready = await fetch(`${t.url}/health/ready`);
 
-    // The standby back on its port: the same process reads from it again, without a restart.
+    // A process (re)started while a read URL is down: TypeORM's initialize() opens one connection
+    // to every replica, so the whole data source stays uninitialised and every API route answers
+    // 503 (the process retries every 2 s). This is why a failover must not restart the service
+    // before DATABASE_READ_URLS names a server that answers (docs/scaling.md).
+    lateApp = await startApp({ ...appEnv, APP_ROLE: 'api' });
+    const lateClient = new ApiClient(lateApp.url, tokens());
+    const lateCreate = await lateClient.call('POST', '/api/v1/internal/kyc/verifications', tokens().internal, {
+      account_id: account.id,
+      external_user_id: 'down-late-start',
+    });
+    expect(lateCreate.status).toBe(503);
+
+    // The standby back on its port: both processes read from it again, without a restart.
     const restartedAt = Date.now();
     standby.start();
     await waitUntil(
@@ -292,6 +321,13 @@ describe('PostgreSQL streaming replica (a throwaway primary and hot standby)', (
       100,
     );
     const recoveredMs = Date.now() - restartedAt;
+    await waitUntil(
+      async () => (await lateClient.call('GET', replicaRoutes[0], account.secret)).status === 200,
+      30_000,
+      'the process started while the standby was down to connect',
+      100,
+    );
+    const lateRecoveredMs = Date.now() - restartedAt;
     answerMs.sort((a, b) => a - b);
     const result = await figures(t.db, [account.id], receiver, {
       replica_routes_503: `${answerMs.length}/${answerMs.length}`,
@@ -299,6 +335,8 @@ describe('PostgreSQL streaming replica (a throwaway primary and hot standby)', (
       transitions_ok: statuses.flat().length,
       health_ready: ready.status,
       recovered_after_standby_start_ms: recoveredMs,
+      started_during_outage_internal_create: lateCreate.status,
+      started_during_outage_recovered_ms: lateRecoveredMs,
     });
     report('postgres-replica-down', result);
     expect(result.lost).toBe(0);
