@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { appendFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import {
@@ -242,6 +242,51 @@ describe('PostgreSQL streaming replica (a throwaway primary and hot standby)', (
     });
     // Streaming replication on one host: a client sees its change within a read or two.
     expect(percentile(lags, 99)).toBeLessThan(1_000);
+  });
+
+  it('min_version reads the primary when the standby is behind (recovery_min_apply_delay = 3 s)', async () => {
+    const { primary, standby } = cluster as PrimaryAndStandby;
+    const t = app as TestApp;
+    const setDelay = async (delay: string) => {
+      // A reloadable setting: the last line of postgresql.conf wins.
+      appendFileSync(join(standby.dataDir, 'postgresql.conf'), `recovery_min_apply_delay = '${delay}'\n`);
+      await queryOne(standby, 'SELECT pg_reload_conf()');
+      await waitUntil(
+        async () => {
+          const shown = (await queryOne<{ recovery_min_apply_delay: string }>(standby, 'SHOW recovery_min_apply_delay'))
+            .recovery_min_apply_delay;
+          return shown === delay || (delay === '0s' && shown === '0');
+        },
+        5_000,
+        `recovery_min_apply_delay = ${delay}`,
+        50,
+      );
+    };
+    await setDelay('3s');
+    try {
+      const account = await client.createAccount('replica-min-version', receiver.url);
+      const auth = `Bearer ${account.secret}`;
+      const id = await client.createVerification(account.id, 'min-version-1');
+      expect(await client.transition(id, 'processing')).toBe(200);
+      const path = `/api/v1/public/kyc/verifications/${id}`;
+
+      // Without min_version the standby answers, and it has not applied the change yet.
+      const stale = await t.http.get(path).set('authorization', auth);
+      expect({ status: stale.status, version: stale.body.version }).not.toEqual({ status: 200, version: 2 });
+
+      const primaryMark = primary.logMark();
+      const fresh = await t.http.get(path).query({ min_version: '2' }).set('authorization', auth);
+      expect({ status: fresh.status, version: fresh.body.version, status_: fresh.body.status }).toEqual({
+        status: 200,
+        version: 2,
+        status_: 'processing',
+      });
+      // The fresh answer was read on the primary: its log has the detail's read of this id.
+      expect(await loggedBy(primary, primaryMark, id)).toMatch(/verification_status_history/);
+      figuresLine('postgres-replica-min-version', { stale_status: stale.status, fresh_version: fresh.body.version });
+    } finally {
+      await setDelay('0s');
+    }
   });
 
   it('answers 503 on exactly the replica routes once the standby is stopped, while changes and deliveries go on', async () => {
