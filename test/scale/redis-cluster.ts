@@ -34,6 +34,11 @@ export async function redisCli(port: number, ...args: string[]): Promise<string>
 /** A throw-away six-node Redis Cluster (3 primaries, 1 replica each), each node in its own tmp dir. */
 export class RedisClusterUnderTest {
   private readonly nodes = new Map<number, { child: ChildProcess; dir: string }>();
+
+  private alive(port: number): boolean {
+    const child = this.nodes.get(port)?.child;
+    return !!child && child.exitCode === null && child.signalCode === null;
+  }
   ports: number[] = [];
 
   get nodesVariable(): string {
@@ -69,14 +74,14 @@ export class RedisClusterUnderTest {
 
   /** cluster_state:ok as every surviving node sees it. */
   async stateOk(): Promise<boolean> {
-    const live = this.ports.filter((port) => this.nodes.get(port)?.child.exitCode === null);
+    const live = this.ports.filter((port) => this.alive(port));
     const infos = await Promise.all(live.map((port) => redisCli(port, 'CLUSTER', 'INFO').catch(() => '')));
     return infos.every((info) => info.includes('cluster_state:ok'));
   }
 
   /** The port of the primary that serves `key`'s slot now. */
   async primaryOf(key: string): Promise<number> {
-    const live = this.ports.find((port) => this.nodes.get(port)?.child.exitCode === null) as number;
+    const live = this.ports.find((port) => this.alive(port)) as number;
     const slot = Number((await redisCli(live, 'CLUSTER', 'KEYSLOT', key)).trim());
     const lines = (await redisCli(live, 'CLUSTER', 'NODES')).trim().split('\n');
     for (const line of lines) {
