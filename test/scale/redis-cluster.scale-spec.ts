@@ -165,6 +165,7 @@ describe('Redis Cluster: 2 API + 2 worker processes while the queue slot primary
     let done = 0;
     let killedAt = 0;
     let failoverSeconds = 0;
+    let readyDown = 0;
     const queuePrimary = await cluster.primaryOf(prefix);
     const failover = (async () => {
       while (done < (VERIFICATIONS * 2) / 3) await sleep(50);
@@ -173,6 +174,10 @@ describe('Redis Cluster: 2 API + 2 worker processes while the queue slot primary
       // The replica is promoted once the others mark the primary failed (node timeout 2 s).
       for (const deadline = Date.now() + 60_000; Date.now() < deadline;) {
         await sleep(200);
+        const ready = await fetch(`${processes[0].url}/health/ready`, { signal: AbortSignal.timeout(3_000) }).catch(
+          () => null,
+        );
+        if (ready?.status === 503) readyDown += 1;
         const primary = await cluster.primaryOf(prefix).catch(() => queuePrimary);
         if (primary !== queuePrimary && (await cluster.stateOk())) {
           failoverSeconds = (Date.now() - killedAt) / 1000;
@@ -204,11 +209,14 @@ describe('Redis Cluster: 2 API + 2 worker processes while the queue slot primary
 
     await waitForDeliveries(db, accountIds, VERIFICATIONS * 2, 180_000);
     await sleep(2_000);
+    // Readiness reads CLUSTER INFO: ok again once the replica serves the slot.
+    expect((await fetch(`${processes[0].url}/health/ready`)).status).toBe(200);
     const result = await figures(db, accountIds, receiver as unknown as CountingReceiver, {
       processes: '2 api + 2 worker',
       cluster: '3 primaries + 3 replicas',
       failover_s: failoverSeconds.toFixed(1),
       sweeper_relays: relayed(processes[2]) + relayed(processes[3]),
+      ready_503_polls_during_failover: readyDown,
       api_2xx: api.answers.ok,
       api_503: api.answers.unavailable,
       api_timeouts: api.answers.timeouts,
