@@ -1,4 +1,4 @@
-import Redis from 'ioredis';
+import { createRedis, type RedisClient, type RedisTarget } from 'src/common/redis-connection';
 
 /**
  * A Redis connection for checks that must never wait on Redis: while it is down, commands fail at
@@ -6,11 +6,11 @@ import Redis from 'ioredis';
  * `log` gets one line per outage and one when it ends, not one per reconnection attempt.
  */
 export function createFailFastRedis(
-  url: string,
+  target: RedisTarget,
   log: (message: string, state: 'down' | 'up') => void,
   commandTimeoutMs = 250,
-): Redis {
-  const client = new Redis(url, {
+): RedisClient {
+  const client = createRedis(target, {
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,
     commandTimeout: commandTimeoutMs,

@@ -252,3 +252,36 @@ describe('parseConfig: retention', () => {
     );
   });
 });
+
+describe('parseConfig: Redis Cluster', () => {
+  it('uses REDIS_URL unless REDIS_CLUSTER_NODES is set', () => {
+    expect(parseConfig(SECRETS).redisClusterNodes).toEqual([]);
+    const config = parseConfig({
+      ...SECRETS,
+      REDIS_CLUSTER_NODES: 'redis-1:7000, 10.0.0.2:7001,[::1]:7002',
+      QUEUE_PREFIX: '{kyc}',
+    });
+    expect(config.redisClusterNodes).toEqual([
+      { host: 'redis-1', port: 7000 },
+      { host: '10.0.0.2', port: 7001 },
+      { host: '::1', port: 7002 },
+    ]);
+  });
+
+  it.each(['redis-1', 'redis-1:0', 'redis-1:65536', 'a:7000,,b:7001', 'redis://a:7000', 'a b:7000'])(
+    'refuses REDIS_CLUSTER_NODES=%s naming the variable',
+    (value) => {
+      const error = failure({ ...SECRETS, REDIS_CLUSTER_NODES: value, QUEUE_PREFIX: '{kyc}' });
+      expect(error.variable).toBe('REDIS_CLUSTER_NODES');
+      expect(error.message).not.toContain('\n');
+    },
+  );
+
+  it.each(['bull', '{}kyc', 'kyc}{'])('refuses QUEUE_PREFIX=%s without a hash tag on a cluster', (prefix) => {
+    const error = failure({ ...SECRETS, REDIS_CLUSTER_NODES: 'a:7000', QUEUE_PREFIX: prefix });
+    expect(error.variable).toBe('QUEUE_PREFIX');
+    expect(error.message).toBe(
+      'Invalid configuration: QUEUE_PREFIX must contain a hash tag such as {kyc} when REDIS_CLUSTER_NODES is set',
+    );
+  });
+});

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { hashTagOf, type RedisNode } from 'src/common/redis-connection';
 import { parseRetrySchedule } from 'src/config/retry-schedule';
 
 export type AppRole = 'all' | 'api' | 'worker';
@@ -12,6 +13,8 @@ export interface AppConfig {
   /** Read replicas for list and detail reads (TypeORM replication); empty reads from DATABASE_URL. */
   readonly databaseReadUrls: readonly string[];
   readonly redisUrl: string;
+  /** A Redis Cluster used instead of REDIS_URL; empty uses REDIS_URL. */
+  readonly redisClusterNodes: readonly RedisNode[];
   readonly adminToken: string;
   readonly internalApiToken: string;
   /** 32 raw bytes. */
@@ -114,6 +117,20 @@ function encryptionKey(value: string): Buffer {
   return Buffer.from(value, 'base64');
 }
 
+/** `host:port,host:port,…`; IPv6 hosts in brackets. */
+function clusterNodes(env: Env): RedisNode[] {
+  const raw = text(env, 'REDIS_CLUSTER_NODES', '');
+  if (raw.trim() === '') return [];
+  return raw.split(',').map((item) => {
+    const match = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):(\d{1,5})$/.exec(item.trim());
+    const port = match ? Number(match[2]) : 0;
+    if (!match || port < 1 || port > 65535) {
+      throw new ConfigError('REDIS_CLUSTER_NODES', 'must be host:port pairs separated by commas, ports 1-65535');
+    }
+    return { host: match[1].replace(/^\[|\]$/g, ''), port };
+  });
+}
+
 /**
  * Outside production, the three secrets are generated once and kept in a git-ignored file so that
  * restarts keep working (secrets encrypted under a lost key would be lost).
@@ -161,6 +178,11 @@ export function parseConfig(env: Env): AppConfig {
   if (!/^[A-Za-z0-9_.:{}-]{1,64}$/.test(queuePrefix)) {
     throw new ConfigError('QUEUE_PREFIX', 'must be 1-64 characters of letters, digits, _ . : - { }');
   }
+  const redisClusterNodes = clusterNodes(env);
+  // Bull's scripts touch several keys of the queue at once; a cluster runs them only in one slot.
+  if (redisClusterNodes.length > 0 && hashTagOf(queuePrefix) === null) {
+    throw new ConfigError('QUEUE_PREFIX', 'must contain a hash tag such as {kyc} when REDIS_CLUSTER_NODES is set');
+  }
   for (const name of GENERATED) {
     if (!env[name]) throw new ConfigError(name, 'is required');
   }
@@ -170,6 +192,7 @@ export function parseConfig(env: Env): AppConfig {
     databaseUrl: url(env, 'DATABASE_URL', 'postgres://postgres@localhost:5432/kyc', ['postgres:', 'postgresql:']),
     databaseReadUrls: urlList(env, 'DATABASE_READ_URLS', ['postgres:', 'postgresql:']),
     redisUrl: url(env, 'REDIS_URL', 'redis://localhost:6379', ['redis:', 'rediss:']),
+    redisClusterNodes,
     adminToken: token('ADMIN_TOKEN', env.ADMIN_TOKEN as string),
     internalApiToken: token('INTERNAL_API_TOKEN', env.INTERNAL_API_TOKEN as string),
     secretEncryptionKey: encryptionKey(env.SECRET_ENCRYPTION_KEY as string),

@@ -68,9 +68,7 @@ export class HealthController {
         () =>
           this.indicators
             .check('redis')
-            .attempt(async () => {
-              await this.redis.client.ping();
-            })
+            .attempt(() => this.redis.check())
             .withTimeout(CHECK_TIMEOUT_MS),
       ]);
       return { status: 'ok', checks: { postgres: 'up', redis: 'up' } };

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
-import Redis from 'ioredis';
 import { createFailFastRedis } from 'src/common/fail-fast-redis';
+import { checkRedis, type RedisClient } from 'src/common/redis-connection';
 import type { AppConfig } from 'src/config/app-config';
 import { APP_CONFIG } from 'src/config/config.module';
 
@@ -8,10 +8,15 @@ import { APP_CONFIG } from 'src/config/config.module';
 @Injectable()
 export class OpsRedis implements OnModuleDestroy {
   private readonly logger = new Logger('Health');
-  readonly client: Redis;
+  readonly client: RedisClient;
 
   constructor(@Inject(APP_CONFIG) config: AppConfig) {
-    this.client = createFailFastRedis(config.redisUrl, (message) => this.logger.warn(message), 1_000);
+    this.client = createFailFastRedis(config, (message) => this.logger.warn(message), 1_000);
+  }
+
+  /** PING on one server; on a cluster, `cluster_state:ok` (every slot has a serving primary). */
+  check(): Promise<void> {
+    return checkRedis(this.client);
   }
 
   onModuleDestroy(): void {

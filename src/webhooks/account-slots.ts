@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from 'src/common/redis-connection';
 import { MicroBatcher } from 'src/common/micro-batcher';
 
 // KEYS: the account zset of each request, in request order (an account may appear more than once);
@@ -31,7 +31,7 @@ for i, key in ipairs(KEYS) do
 end
 return #KEYS`;
 
-type SlotsRedis = Redis & {
+type SlotsRedis = RedisClient & {
   acquireWebhookSlots(...args: (string | number)[]): Promise<number[]>;
   releaseWebhookSlots(...args: (string | number)[]): Promise<number>;
 };
@@ -52,7 +52,7 @@ export class AccountSlots {
   private readonly releasing = new MicroBatcher<Slot, void>((slots) => this.releaseMany(slots));
 
   constructor(
-    redis: Redis,
+    redis: RedisClient,
     private readonly prefix: string,
     private readonly limit: number,
     private readonly holdMs: number,
@@ -63,6 +63,8 @@ export class AccountSlots {
     this.redis = redis as SlotsRedis;
   }
 
+  // Built on the queue prefix, whose hash tag puts every account's key in one cluster slot, as a
+  // script over several accounts requires.
   private key(accountId: string): string {
     return `${this.prefix}:webhook-slots:${accountId}`;
   }

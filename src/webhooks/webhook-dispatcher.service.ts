@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/commo
 import type { Queue } from 'bull';
 import { type DeliveryJobSource, deliveryJob, deliveryJobId } from 'src/webhooks/delivery-job';
 import { DELIVERY_PRODUCER } from 'src/webhooks/webhook-queue.constants';
+import { closeDeliveryQueue } from 'src/webhooks/webhook-queue.factory';
 
 /** States in which the job of a cycle that a redelivery replaced can go: not running, not a delivery. */
 const RETIRABLE_STATES = new Set(['failed', 'delayed', 'waiting', 'paused']);
@@ -56,6 +57,6 @@ export class WebhookDispatcher implements OnApplicationShutdown {
     // Bounded: with Redis down an enqueue may wait for a connection that never comes.
     const bound = new Promise<void>((resolve) => setTimeout(resolve, SHUTDOWN_ENQUEUE_WAIT_MS).unref());
     await Promise.race([Promise.all(this.inFlight), bound]);
-    await this.queue.close().catch(() => undefined);
+    await closeDeliveryQueue(this.queue).catch(() => undefined);
   }
 }

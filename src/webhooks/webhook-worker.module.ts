@@ -1,7 +1,7 @@
 import { BullModule, getQueueToken } from '@nestjs/bull';
 import { Logger, Module } from '@nestjs/common';
 import type { Queue } from 'bull';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from 'src/common/redis-connection';
 import type { AppConfig } from 'src/config/app-config';
 import { APP_CONFIG } from 'src/config/config.module';
 import { DatabaseModule } from 'src/database/database.module';
@@ -42,7 +42,7 @@ const SLOT_MARGIN_MS = 15_000;
       inject: [getQueueToken(DELIVERY_QUEUE), APP_CONFIG],
       useFactory: (queue: Queue, config: AppConfig) =>
         new AccountSlots(
-          queue.client as unknown as Redis,
+          queue.client as unknown as RedisClient,
           config.queuePrefix,
           config.webhookMaxInFlightPerAccount,
           config.webhookTimeoutMs + SLOT_MARGIN_MS,

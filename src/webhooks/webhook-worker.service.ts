@@ -7,6 +7,7 @@ import { WebhookDeliveryProcessor } from 'src/webhooks/webhook-delivery.processo
 import { WebhookHttpClient } from 'src/webhooks/webhook-http.client';
 import type { DeliveryJobData } from 'src/webhooks/delivery-job';
 import { DELIVERY_QUEUE } from 'src/webhooks/webhook-queue.constants';
+import { closeDeliveryQueue } from 'src/webhooks/webhook-queue.factory';
 
 /** Bull's name for "jobs of every name": a job is named by its event type. */
 const EVERY_JOB_NAME = '*';
@@ -55,7 +56,7 @@ export class WebhookWorker implements OnApplicationBootstrap, BeforeApplicationS
     await this.sweeping;
     // With Redis gone Bull may never confirm the close; in-flight work is bounded by the time-out.
     const bound = new Promise<void>((resolve) => setTimeout(resolve, this.config.webhookTimeoutMs + 5_000).unref());
-    await Promise.race([this.queue.close().catch(() => undefined), bound]);
+    await Promise.race([closeDeliveryQueue(this.queue).catch(() => undefined), bound]);
     this.http.close();
   }
 }

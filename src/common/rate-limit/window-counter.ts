@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
-import Redis from 'ioredis';
 import { createFailFastRedis } from 'src/common/fail-fast-redis';
+import type { RedisClient } from 'src/common/redis-connection';
 import { fallbackStoreOf, MemoryWindowStore } from 'src/common/rate-limit/memory-window-store';
 import { RATE_LIMIT_WINDOW_MS, type WindowCount } from 'src/common/rate-limit/rate-limit-policy';
 import type { AppConfig } from 'src/config/app-config';
@@ -16,7 +16,7 @@ if ttl < 0 then
 end
 return { count, ttl }`;
 
-type CountingRedis = Redis & { rateLimitHit(key: string, windowMs: number): Promise<[number, number]> };
+type CountingRedis = RedisClient & { rateLimitHit(key: string, windowMs: number): Promise<[number, number]> };
 
 /** What is counted: public requests, failed credentials, test events. Each has its own keys. */
 export type LimitScope = 'ratelimit' | 'authfail' | 'testevents';
@@ -41,7 +41,7 @@ export class WindowCounter implements OnModuleDestroy {
       this.redis = null;
       return;
     }
-    const client = createFailFastRedis(config.redisUrl, (message, state) =>
+    const client = createFailFastRedis(config, (message, state) =>
       this.logger.warn(state === 'down' ? `${message}; limits count per process meanwhile` : message),
     );
     client.defineCommand('rateLimitHit', { numberOfKeys: 1, lua: HIT_SCRIPT });
