@@ -1,0 +1,180 @@
+/**
+ * Docker cannot run here, so the deployment files are checked as files: docker-compose.yml against
+ * the Compose Specification's JSON schema (vendored, see test/fixtures/README.md) and for what this
+ * service needs; the Dockerfile for its key properties (no maintained Dockerfile linter is
+ * installable here: hadolint is not in Debian, its npm wrapper downloads a binary).
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import Ajv from 'ajv';
+import { CORE_SCHEMA, load, mergeTag } from 'js-yaml';
+
+const ROOT = join(__dirname, '..');
+const SECRETS = ['ADMIN_TOKEN', 'INTERNAL_API_TOKEN', 'SECRET_ENCRYPTION_KEY', 'POSTGRES_PASSWORD'];
+/** `${VAR:?message}`: compose refuses to start when VAR is unset or empty. */
+const REQUIRED_VARIABLE = /^\$\{([A-Z0-9_]+):\?[^}]*\}$/;
+
+type Dict = Record<string, unknown>;
+interface Service extends Dict {
+  image?: string;
+  build?: unknown;
+  command?: string[] | string;
+  environment?: Record<string, string>;
+  healthcheck?: { test?: unknown; disable?: boolean };
+  depends_on?: Record<string, { condition: string }>;
+  volumes?: string[];
+}
+interface ComposeFile extends Dict {
+  services: Record<string, Service>;
+  volumes?: Record<string, unknown>;
+}
+
+function readCompose(): { text: string; file: ComposeFile } {
+  const text = readFileSync(join(ROOT, 'docker-compose.yml'), 'utf8');
+  // Compose resolves YAML merge keys (`<<: *app`), so the test does too.
+  const file = load(text, { schema: CORE_SCHEMA.withTags(mergeTag) }) as ComposeFile;
+  return { text, file };
+}
+
+interface Instruction {
+  keyword: string;
+  args: string;
+}
+
+/** The Dockerfile's instructions by stage: comments dropped, continuation lines joined. */
+function readDockerfileStages(): Instruction[][] {
+  const text = readFileSync(join(ROOT, 'Dockerfile'), 'utf8');
+  const logical = text
+    .split('\n')
+    .filter((line) => !line.trimStart().startsWith('#'))
+    .join('\n')
+    .replace(/\\\n/g, ' ')
+    .split('\n')
+    .map((line) => line.trim())
+    .filter(Boolean);
+  const stages: Instruction[][] = [];
+  for (const line of logical) {
+    const [, keyword, args] = /^(\S+)\s*(.*)$/.exec(line) ?? [];
+    const instruction = { keyword: keyword.toUpperCase(), args };
+    if (instruction.keyword === 'FROM') stages.push([]);
+    stages.at(-1)?.push(instruction);
+  }
+  return stages;
+}
+
+describe('docker-compose.yml', () => {
+  const { text, file } = readCompose();
+  const { services } = file;
+
+  it('is valid against the Compose Specification schema', () => {
+    const schema = JSON.parse(readFileSync(join(__dirname, 'fixtures/compose-spec.json'), 'utf8')) as Dict;
+    // The schema names its draft-07 meta-schema by an https URI Ajv does not know; it is draft-07.
+    const validate = new Ajv({ allErrors: true, strict: false, validateSchema: false }).compile(schema);
+    expect(validate(file) ? [] : validate.errors).toEqual([]);
+  });
+
+  it('runs an api and a worker from the same image, each with its role', () => {
+    expect(services.api.environment?.APP_ROLE).toBe('api');
+    expect(services.worker.environment?.APP_ROLE).toBe('worker');
+    expect(services.api.image).toBeDefined();
+    expect(services.worker.image).toBe(services.api.image);
+    expect(services.worker.build).toEqual(services.api.build);
+    expect(services.api.build).toBe('.');
+  });
+
+  it('has a healthcheck on postgres, redis, api and worker (the worker serves /health too)', () => {
+    for (const name of ['postgres', 'redis', 'api', 'worker']) {
+      expect({ name, test: services[name].healthcheck?.test }).toEqual({ name, test: expect.any(Array) });
+      expect({ name, disable: services[name].healthcheck?.disable }).toEqual({ name, disable: undefined });
+    }
+    expect(services.api.healthcheck?.test).toEqual(expect.arrayContaining([expect.stringMatching('/health/')]));
+  });
+
+  it('starts the app once PostgreSQL is healthy, migrated, and Redis healthy', () => {
+    expect(services.migrate.depends_on).toEqual({ postgres: { condition: 'service_healthy' } });
+    for (const name of ['api', 'worker']) {
+      expect({ name, depends_on: services[name].depends_on }).toEqual({
+        name,
+        depends_on: expect.objectContaining({
+          migrate: { condition: 'service_completed_successfully' },
+          redis: { condition: 'service_healthy' },
+        }),
+      });
+    }
+  });
+
+  it('runs Redis with an append-only file and never evicts keys', () => {
+    const command = services.redis.command;
+    const args = Array.isArray(command) ? command : String(command).split(/\s+/);
+    const option = (name: string) => args[args.indexOf(name) + 1];
+    expect(args).toContain('--appendonly');
+    expect(option('--appendonly')).toBe('yes');
+    expect(option('--maxmemory-policy')).toBe('noeviction');
+    expect(services.redis.volumes).toEqual(expect.arrayContaining([expect.stringMatching(/^redis-data:\/data$/)]));
+  });
+
+  it('keeps PostgreSQL data on a named volume', () => {
+    const mount = services.postgres.volumes?.find((v) => v.endsWith(':/var/lib/postgresql/data'));
+    const source = mount?.split(':')[0] ?? '';
+    expect(source).toMatch(/^[a-z][a-z0-9_-]*$/); // a name, not a host path
+    expect(Object.keys(file.volumes ?? {})).toContain(source);
+  });
+
+  it('bakes no secret in: each comes from a required ${VAR:?…}, without a default', () => {
+    for (const [name, service] of Object.entries(services)) {
+      for (const [key, value] of Object.entries(service.environment ?? {})) {
+        if (SECRETS.includes(key) || /PASSWORD|TOKEN|SECRET|_KEY$/.test(key)) {
+          expect({ name, key, value }).toEqual({ name, key, value: expect.stringMatching(REQUIRED_VARIABLE) });
+        }
+        // A URL's password, e.g. DATABASE_URL=postgres://user:${POSTGRES_PASSWORD:?…}@host/db.
+        const password = /^[a-z]+:\/\/[^:/@]+:(.+)@/.exec(String(value))?.[1];
+        if (password !== undefined) {
+          expect({ name, key, password }).toEqual({ name, key, password: expect.stringMatching(REQUIRED_VARIABLE) });
+        }
+      }
+    }
+    expect(services.api.environment).toEqual(
+      expect.objectContaining(Object.fromEntries(SECRETS.slice(0, 3).map((k) => [k, expect.any(String)]))),
+    );
+    // No default (`${VAR:-…}` or `${VAR-…}`) for any secret anywhere in the file.
+    for (const secret of SECRETS) expect(text).not.toMatch(new RegExp(`\\$\\{${secret}:?-`));
+  });
+});
+
+describe('Dockerfile', () => {
+  const stages = readDockerfileStages();
+  const runtime = stages.at(-1) ?? [];
+  const args = (keyword: string, stage = runtime) => stage.filter((i) => i.keyword === keyword).map((i) => i.args);
+
+  it('builds on a Node LTS image pinned by version in every stage', () => {
+    expect(stages.length).toBeGreaterThan(0);
+    for (const stage of stages) {
+      const [image] = args('FROM', stage)[0].split(/\s+/);
+      // node:<even major ≥ 20>.<minor>.<patch>[-variant], or pinned by digest.
+      const [, major] = /^node:(\d+)\.\d+\.\d+(?:-[a-z0-9-]+)?(?:@sha256:[0-9a-f]{64})?$/.exec(image) ?? [];
+      expect({ image, lts: Number(major) >= 20 && Number(major) % 2 === 0 }).toEqual({ image, lts: true });
+    }
+  });
+
+  it('installs production dependencies only, from the lockfile, in the runtime stage', () => {
+    expect(args('RUN')).toEqual(expect.arrayContaining([expect.stringMatching(/\bnpm ci\b.*--omit=dev\b/)]));
+    expect(args('COPY')).toEqual(expect.arrayContaining([expect.stringMatching(/\bpackage-lock\.json\b/)]));
+  });
+
+  it('runs as a non-root user', () => {
+    const users = args('USER');
+    expect(users.length).toBeGreaterThan(0);
+    expect(users.at(-1)).not.toMatch(/^(root|0)(:|$)/);
+  });
+
+  it('declares a HEALTHCHECK that probes /health', () => {
+    expect(args('HEALTHCHECK')).toEqual([expect.stringMatching(/\/health\//)]);
+  });
+
+  it('bakes no secret into ENV or ARG', () => {
+    const declared = stages.flat().filter((i) => i.keyword === 'ENV' || i.keyword === 'ARG');
+    for (const { args: declaration } of declared) {
+      expect(declaration).not.toMatch(/PASSWORD|TOKEN|SECRET|_KEY\b/);
+    }
+  });
+});
