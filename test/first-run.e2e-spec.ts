@@ -1,4 +1,5 @@
 import { execFile, execFileSync } from 'node:child_process';
+import { AddressInfo, Server, Socket, createServer } from 'node:net';
 import { join } from 'node:path';
 import { createAccount } from './helpers/factories';
 import { freePort, startApp } from './helpers/test-app';
@@ -39,6 +40,24 @@ function localServerPids(): string[] {
     )
     .map((line) => line.trim().split(/\s+/)[0])
     .sort();
+}
+
+const sockets = new Set<Socket>();
+
+/** A TCP server on 127.0.0.1 that answers every connection with `reply` (or never, when null). */
+async function fakeServer(reply: string | null): Promise<{ server: Server; port: number }> {
+  const server = createServer((socket) => {
+    sockets.add(socket);
+    socket.on('error', () => undefined);
+    if (reply !== null) socket.once('data', () => socket.end(reply));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { server, port: (server.address() as AddressInfo).port };
+}
+
+function closeServer(server: Server): Promise<void> {
+  for (const socket of sockets) socket.destroy();
+  return new Promise((resolve) => server.close(() => resolve()));
 }
 
 describe('first run on a machine where a service does not answer', () => {
@@ -102,6 +121,49 @@ describe('first run on a machine where a service does not answer', () => {
     } finally {
       await t.close();
     }
+  });
+
+  it('stops within seconds when the PostgreSQL port accepts but never answers', async () => {
+    const { server, port } = await fakeServer(null);
+    try {
+      const result = await run(process.execPath, [PREFLIGHT], {
+        DATABASE_URL: `postgres://postgres@127.0.0.1:${port}/kyc`,
+      });
+      expect(result.code).toBe(1);
+      expect(result.ms).toBeLessThan(10_000);
+      expect(result.output).toContain('does not answer (timeout)');
+    } finally {
+      await closeServer(server);
+    }
+  });
+
+  it('names protected mode when Redis refuses with DENIED', async () => {
+    const { server, port } = await fakeServer(
+      '-DENIED Redis is running in protected mode because protected mode is enabled\r\n',
+    );
+    try {
+      const result = await run(process.execPath, [PREFLIGHT], { REDIS_URL: `redis://127.0.0.1:${port}` });
+      expect(result.code).toBe(0);
+      expect(result.output).toContain('Redis is in protected mode');
+      expect(result.output).toContain('requirepass');
+    } finally {
+      await closeServer(server);
+    }
+  });
+
+  it('accepts a Redis Cluster when any one node answers', async () => {
+    const closed = await freePort();
+    const result = await run(process.execPath, [PREFLIGHT], {
+      REDIS_CLUSTER_NODES: `127.0.0.1:${closed},${new URL(process.env.REDIS_URL as string).host}`,
+    });
+    expect(result).toMatchObject({ code: 0, output: '' });
+  });
+
+  it('npm run services says what to install and fails when the binaries are missing', async () => {
+    const result = await run('/bin/bash', [join(ROOT, 'scripts', 'services.sh')], { PATH: '/nonexistent' });
+    expect(result.code).toBe(1);
+    expect(result.output).toContain('apt-get install -y postgresql');
+    expect(result.output).toContain('apt-get install -y redis-server');
   });
 
   it('npm run services starts nothing when PostgreSQL and Redis already answer', async () => {
