@@ -1,23 +1,6 @@
-import { Client } from 'pg';
 import { createDatabaseIfMissing, runMigrations } from 'src/database/migrate';
+import { withMaintenanceDb } from '../common/bench-db';
 import { isSeeded, seed } from './seed';
-
-async function withMaintenanceDb<T>(
-  databaseUrl: string,
-  work: (client: Client, name: string) => Promise<T>,
-): Promise<T> {
-  const url = new URL(databaseUrl);
-  const name = decodeURIComponent(url.pathname.slice(1));
-  if (!/bench/.test(name)) throw new Error(`Refusing to touch database "${name}": its name does not say bench`);
-  url.pathname = '/postgres';
-  const client = new Client({ connectionString: url.toString() });
-  await client.connect();
-  try {
-    return await work(client, name);
-  } finally {
-    await client.end();
-  }
-}
 
 /**
  * Makes sure the bench database exists, is migrated and holds the seeded data set. A database that

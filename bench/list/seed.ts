@@ -11,6 +11,7 @@ import {
   VERIFICATION_COUNT,
   benchSecret,
 } from './bench-env';
+import { inParallel, seedingClient } from '../common/bench-db';
 
 const FIRST_NAMES = [
   'Ada',
@@ -224,28 +225,6 @@ export async function isSeeded(databaseUrl: string): Promise<boolean> {
   }
 }
 
-async function connect(databaseUrl: string): Promise<Client> {
-  const client = new Client({ connectionString: databaseUrl });
-  await client.connect();
-  await client.query(`SET maintenance_work_mem = '512MB'; SET work_mem = '256MB'; SET synchronous_commit = off`);
-  return client;
-}
-
-/** Runs the statements two at a time (the machine has two cores). */
-async function inParallel(databaseUrl: string, statements: string[]): Promise<void> {
-  const clients = await Promise.all([connect(databaseUrl), connect(databaseUrl)]);
-  const queue = [...statements];
-  try {
-    await Promise.all(
-      clients.map(async (client) => {
-        for (let next = queue.shift(); next !== undefined; next = queue.shift()) await client.query(next);
-      }),
-    );
-  } finally {
-    await Promise.all(clients.map((client) => client.end()));
-  }
-}
-
 /**
  * Seeds a freshly migrated, empty bench database. Secondary indexes are dropped during the bulk
  * insert and rebuilt from their own definitions afterwards, so whatever indexes the migrations
@@ -253,7 +232,7 @@ async function inParallel(databaseUrl: string, statements: string[]): Promise<vo
  */
 export async function seed(databaseUrl: string, log: (line: string) => void): Promise<number> {
   const started = Date.now();
-  const client = await connect(databaseUrl);
+  const client = await seedingClient(databaseUrl);
   try {
     const windowEnd = new Date(Math.floor(Date.now() / 60_000) * 60_000 - 2 * 3_600_000).toISOString();
 

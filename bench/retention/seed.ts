@@ -4,6 +4,7 @@ import { createDatabaseIfMissing, runMigrations } from 'src/database/migrate';
 import { toVerificationResponse } from 'src/verifications/verification.mapper';
 import { VERIFICATION_COLUMNS, type Verification } from 'src/verifications/verification.entity';
 import { DOCUMENT_TYPES, REJECTION_REASONS } from 'src/verifications/verification.types';
+import { inParallel, seedingClient, withMaintenanceDb } from '../common/bench-db';
 import { BENCH_SECRET_ENCRYPTION_KEY, benchSecret } from '../list/bench-env';
 import { SERVICE_POOL, FLOOR_POOL, type AgeWindow } from './windows';
 
@@ -27,20 +28,6 @@ export function benchDatabaseUrl(env: NodeJS.ProcessEnv = process.env): string {
   const name = decodeURIComponent(url.pathname.slice(1));
   if (!/bench/.test(name)) throw new Error(`Refusing to use database "${name}": its name does not say bench`);
   return url.toString();
-}
-
-async function withMaintenanceDb(databaseUrl: string, work: (client: Client, name: string) => Promise<void>) {
-  const url = new URL(databaseUrl);
-  const name = decodeURIComponent(url.pathname.slice(1));
-  if (!/bench/.test(name)) throw new Error(`Refusing to touch database "${name}": its name does not say bench`);
-  url.pathname = '/postgres';
-  const client = new Client({ connectionString: url.toString() });
-  await client.connect();
-  try {
-    await work(client, name);
-  } finally {
-    await client.end();
-  }
 }
 
 /** Drops the bench database (if any) and creates it again from the migrations: the pass changes every row. */
@@ -193,28 +180,6 @@ function attemptsInsert(): string {
     FROM webhook_events e`;
 }
 
-async function connect(databaseUrl: string): Promise<Client> {
-  const client = new Client({ connectionString: databaseUrl });
-  await client.connect();
-  await client.query(`SET maintenance_work_mem = '512MB'; SET work_mem = '256MB'; SET synchronous_commit = off`);
-  return client;
-}
-
-/** Runs the statements two at a time (the machine has two cores). */
-async function inParallel(databaseUrl: string, statements: string[]): Promise<void> {
-  const clients = await Promise.all([connect(databaseUrl), connect(databaseUrl)]);
-  const queue = [...statements];
-  try {
-    await Promise.all(
-      clients.map(async (client) => {
-        for (let next = queue.shift(); next !== undefined; next = queue.shift()) await client.query(next);
-      }),
-    );
-  } finally {
-    await Promise.all(clients.map((client) => client.end()));
-  }
-}
-
 /** Secondary indexes of these tables, dropped for the bulk insert and rebuilt from their own definitions. */
 async function dropSecondaryIndexes(client: Client, tables: string[]): Promise<string[]> {
   const defs = await client.query<{ name: string; def: string }>(
@@ -234,7 +199,7 @@ async function dropSecondaryIndexes(client: Client, tables: string[]): Promise<s
  */
 export async function seed(databaseUrl: string, shape: SeedShape, log: (line: string) => void): Promise<number> {
   const started = Date.now();
-  const client = await connect(databaseUrl);
+  const client = await seedingClient(databaseUrl);
   try {
     const now = `'${new Date().toISOString()}'`;
     await client.query(
