@@ -1,4 +1,6 @@
+import Redis from 'ioredis';
 import { Client } from 'pg';
+import { createDatabaseIfMissing, runMigrations } from 'src/database/migrate';
 
 /** Work on the server's maintenance database, for a bench database whose name must say bench. */
 export async function withMaintenanceDb<T>(
@@ -39,4 +41,47 @@ export async function inParallel(databaseUrl: string, statements: string[]): Pro
   } finally {
     await Promise.all(clients.map((client) => client.end()));
   }
+}
+
+/**
+ * A bench database's URL: `env[variable]` when set, else DATABASE_URL (or the contract's default)
+ * with the database renamed to `name`. A name without "bench" is refused: bench databases are
+ * dropped or truncated.
+ */
+export function benchDatabaseUrlFrom(variable: string, name: string, env: NodeJS.ProcessEnv = process.env): string {
+  const explicit = env[variable];
+  const url = new URL(explicit ?? env.DATABASE_URL ?? 'postgres://postgres@localhost:5432/kyc');
+  if (!explicit) url.pathname = `/${name}`;
+  const chosen = decodeURIComponent(url.pathname.slice(1));
+  if (!/bench/.test(chosen)) throw new Error(`Refusing to use database "${chosen}": its name does not say bench`);
+  return url.toString();
+}
+
+/** Drops the bench database if it exists, creates it and applies every migration: an empty schema. */
+export async function recreateBenchDatabase(databaseUrl: string): Promise<void> {
+  await withMaintenanceDb(databaseUrl, (client, name) =>
+    client.query(`DROP DATABASE IF EXISTS "${name.replace(/"/g, '""')}" WITH (FORCE)`),
+  );
+  await createDatabaseIfMissing(databaseUrl);
+  await runMigrations(databaseUrl);
+}
+
+/** Deletes every Redis key under the given prefixes (and only those); returns how many. */
+export async function cleanRedisPrefixes(redisUrl: string, prefixes: readonly string[]): Promise<number> {
+  const redis = new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1 });
+  let deleted = 0;
+  try {
+    await redis.connect();
+    for (const prefix of prefixes) {
+      let cursor = '0';
+      do {
+        const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
+        if (keys.length) deleted += await redis.del(...keys);
+        cursor = next;
+      } while (cursor !== '0');
+    }
+  } finally {
+    redis.disconnect();
+  }
+  return deleted;
 }
