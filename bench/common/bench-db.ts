@@ -85,3 +85,31 @@ export async function cleanRedisPrefixes(redisUrl: string, prefixes: readonly st
   }
   return deleted;
 }
+
+/**
+ * Warns (through `log`) when PostgreSQL has fewer than `needed` connections to spare: the targets'
+ * pools would then fail with "too many clients" mid-run, and so would anything else on the server.
+ */
+export async function warnIfFewConnections(
+  databaseUrl: string,
+  needed: number,
+  log: (line: string) => void,
+): Promise<void> {
+  const url = new URL(databaseUrl);
+  url.pathname = '/postgres';
+  const client = new Client({ connectionString: url.toString() });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ free: number }>(
+      `SELECT current_setting('max_connections')::int - current_setting('superuser_reserved_connections')::int
+              - (SELECT count(*) FROM pg_stat_activity)::int AS free`,
+    );
+    const free = rows[0]?.free ?? 0;
+    if (free < needed)
+      log(
+        `WARNING: PostgreSQL has ${free} connections to spare and this bench's pools may open ${needed}: expect "too many clients" failures (raise max_connections or stop other work)`,
+      );
+  } finally {
+    await client.end();
+  }
+}

@@ -18,6 +18,7 @@ import { cpus, loadavg } from 'node:os';
 import { writeFileSync } from 'node:fs';
 import autocannon from 'autocannon';
 import { Client } from 'pg';
+import { warnIfFewConnections } from '../common/bench-db';
 import { parseFlags, positiveInteger, readOptions } from '../common/flags';
 import { LoadRun, Measured, SETTLE_MS, autocannonLoad, interleave, median } from '../common/slices';
 import { prepareBenchDatabase } from './bench-database';
@@ -231,6 +232,8 @@ async function main(): Promise<void> {
   const databaseUrl = benchDatabaseUrl();
   await prepareBenchDatabase(databaseUrl, options.reseed, log);
   const machine = await describeMachine(databaseUrl);
+  // The service and the three floors keep pools of 20 each.
+  await warnIfFewConnections(databaseUrl, 4 * 20 + 2, log);
   const env = {
     NODE_ENV: 'production',
     DATABASE_URL: databaseUrl,

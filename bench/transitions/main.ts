@@ -14,7 +14,7 @@
 import { cpus, loadavg } from 'node:os';
 import { writeFileSync } from 'node:fs';
 import { Client } from 'pg';
-import { benchDatabaseUrlFrom, cleanRedisPrefixes } from '../common/bench-db';
+import { benchDatabaseUrlFrom, cleanRedisPrefixes, warnIfFewConnections } from '../common/bench-db';
 import { parseFlags, positiveInteger, readOptions } from '../common/flags';
 import { SETTLE_MS } from '../common/slices';
 import { BENCH_ADMIN_TOKEN, BENCH_INTERNAL_API_TOKEN, BENCH_SECRET_ENCRYPTION_KEY } from '../webhooks/bench-setup';
@@ -116,6 +116,8 @@ async function main(): Promise<void> {
   const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
   await cleanRedisPrefixes(redisUrl, [PREFIX]);
   const machine = await describeMachine(databaseUrl);
+  // Each service process may open 30 (TypeORM's pool of 20, the raw pool of 10): two in part 2.
+  await warnIfFewConnections(databaseUrl, 2 * 30 + 2, log);
   const loadAtStart = loadavg()[0] ?? NaN;
   const receiver = new BenchReceiver();
   await receiver.start();
