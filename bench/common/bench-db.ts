@@ -1,3 +1,4 @@
+import { cpus } from 'node:os';
 import Redis from 'ioredis';
 import { Client } from 'pg';
 import { createDatabaseIfMissing, runMigrations } from 'src/database/migrate';
@@ -109,6 +110,21 @@ export async function warnIfFewConnections(
       log(
         `WARNING: PostgreSQL has ${free} connections to spare and this bench's pools may open ${needed}: expect "too many clients" failures (raise max_connections or stop other work)`,
       );
+  } finally {
+    await client.end();
+  }
+}
+
+/** CPUs, Node and PostgreSQL versions, for the line above a benchmark's table. */
+export async function describeMachine(databaseUrl: string): Promise<string> {
+  const url = new URL(databaseUrl);
+  url.pathname = '/postgres';
+  const client = new Client({ connectionString: url.toString() });
+  await client.connect();
+  try {
+    const pg = await client.query<{ server_version: string }>('SHOW server_version');
+    const cpu = cpus();
+    return `${cpu.length} x ${cpu[0]?.model ?? 'cpu'}, Node ${process.version}, PostgreSQL ${pg.rows[0]?.server_version}`;
   } finally {
     await client.end();
   }

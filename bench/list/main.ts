@@ -14,11 +14,10 @@
  * --slices <n> (5: the duration is cut into n slices, the first 0.5 s of each left out), --warmup <s> (3),
  * --connections <n> (50), --hops <n> (200), --out <file.json> (raw figures).
  */
-import { cpus, loadavg } from 'node:os';
+import { loadavg } from 'node:os';
 import { writeFileSync } from 'node:fs';
 import autocannon from 'autocannon';
-import { Client } from 'pg';
-import { warnIfFewConnections } from '../common/bench-db';
+import { describeMachine, warnIfFewConnections } from '../common/bench-db';
 import { parseFlags, positiveInteger, readOptions } from '../common/flags';
 import { LoadRun, Measured, SETTLE_MS, autocannonLoad, interleave, median } from '../common/slices';
 import { prepareBenchDatabase } from './bench-database';
@@ -213,18 +212,6 @@ function targets(rows: Row[]): string[] {
     `info  the bare Nest + Express app reaches ${nestShare.toFixed(2)} of the floor at best, the service ${serviceShare.toFixed(2)} of the bare Nest app at worst`,
     `info  the service reaches ${tripShare.toFixed(2)} of the round-trip floor (SELECT 1, fixed body) at best, ${tripWorst.toFixed(2)} at worst`,
   ];
-}
-
-async function describeMachine(databaseUrl: string): Promise<string> {
-  const client = new Client({ connectionString: databaseUrl });
-  await client.connect();
-  try {
-    const pg = await client.query<{ server_version: string }>('SHOW server_version');
-    const cpu = cpus();
-    return `${cpu.length} x ${cpu[0]?.model ?? 'cpu'}, Node ${process.version}, PostgreSQL ${pg.rows[0]?.server_version}`;
-  } finally {
-    await client.end();
-  }
 }
 
 async function main(): Promise<void> {

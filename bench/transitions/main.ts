@@ -11,10 +11,9 @@
  * out), --warmup <s> (3), --connections <n> (50), --changes <n> (10000, part 2's max-rate run),
  * --paced <s> (15, part 2's open-loop run), --out <file.json> (raw figures).
  */
-import { cpus, loadavg } from 'node:os';
+import { loadavg } from 'node:os';
 import { writeFileSync } from 'node:fs';
-import { Client } from 'pg';
-import { benchDatabaseUrlFrom, cleanRedisPrefixes, warnIfFewConnections } from '../common/bench-db';
+import { benchDatabaseUrlFrom, cleanRedisPrefixes, describeMachine, warnIfFewConnections } from '../common/bench-db';
 import { parseFlags, positiveInteger, readOptions } from '../common/flags';
 import { SETTLE_MS } from '../common/slices';
 import { BENCH_ADMIN_TOKEN, BENCH_INTERNAL_API_TOKEN, BENCH_SECRET_ENCRYPTION_KEY } from '../webhooks/bench-setup';
@@ -58,20 +57,6 @@ function parseOptions(argv: string[]): Options {
 
 function log(line: string): void {
   process.stdout.write(`${line}\n`);
-}
-
-async function describeMachine(databaseUrl: string): Promise<string> {
-  const url = new URL(databaseUrl);
-  url.pathname = '/postgres';
-  const client = new Client({ connectionString: url.toString() });
-  await client.connect();
-  try {
-    const pg = await client.query<{ server_version: string }>('SHOW server_version');
-    const cpu = cpus();
-    return `${cpu.length} x ${cpu[0]?.model ?? 'cpu'}, Node ${process.version}, PostgreSQL ${pg.rows[0]?.server_version}`;
-  } finally {
-    await client.end();
-  }
 }
 
 function table(route: RouteFigures, e2e: EndToEndFigures, options: Options): string {

@@ -12,9 +12,9 @@
  * throughput,latency,drain,floors: for quicker iterations; the full run is the one to record),
  * --env KEY=VALUE (repeatable: extra environment for the service processes, for experiments).
  */
-import { cpus, loadavg } from 'node:os';
+import { loadavg } from 'node:os';
 import { writeFileSync } from 'node:fs';
-import { Client } from 'pg';
+import { describeMachine } from '../common/bench-db';
 import { FlagError, parseFlags, positiveInteger, readOptions } from '../common/flags';
 import {
   BENCH_ADMIN_TOKEN,
@@ -130,18 +130,6 @@ function parseOptions(argv: string[]): Options {
 
 interface Payload {
   data: { verification: { id: string; version: number; updated_at: string } };
-}
-
-async function describeMachine(databaseUrl: string): Promise<string> {
-  const client = new Client({ connectionString: databaseUrl });
-  await client.connect();
-  try {
-    const pg = await client.query<{ server_version: string }>('SHOW server_version');
-    const cpu = cpus();
-    return `${cpu.length} x ${cpu[0]?.model ?? 'cpu'}, Node ${process.version}, PostgreSQL ${pg.rows[0]?.server_version}`;
-  } finally {
-    await client.end();
-  }
 }
 
 async function collect(
