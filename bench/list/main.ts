@@ -160,19 +160,21 @@ async function checkSameRows(
   }
 }
 
-/** One autocannon run of GETs over the variants, in turn. */
+/** Autocannon runs of GETs over the variants, in turn, each run from the first variant. */
 function load(target: Target, variants: Variant[], connections: number): LoadRun {
-  let next = 0;
-  const requests: autocannon.Request[] = [
-    {
-      method: 'GET',
-      setupRequest: (request) => {
-        const variant = variants[next++ % variants.length] as Variant;
-        return { ...request, path: variant.path, headers: { authorization: `Bearer ${variant.secret}` } };
+  return (seconds, tally) => {
+    let next = 0;
+    const requests: autocannon.Request[] = [
+      {
+        method: 'GET',
+        setupRequest: (request) => {
+          const variant = variants[next++ % variants.length] as Variant;
+          return { ...request, path: variant.path, headers: { authorization: `Bearer ${variant.secret}` } };
+        },
       },
-    },
-  ];
-  return (seconds, tally) => autocannonLoad(target.url, requests, connections, seconds, tally);
+    ];
+    return autocannonLoad(target.url, requests, connections, seconds, tally);
+  };
 }
 
 function table(rows: Row[]): string {
