@@ -1,4 +1,7 @@
+import { cpus } from 'node:os';
+import Redis from 'ioredis';
 import { Client } from 'pg';
+import { createDatabaseIfMissing, runMigrations } from 'src/database/migrate';
 
 /** Work on the server's maintenance database, for a bench database whose name must say bench. */
 export async function withMaintenanceDb<T>(
@@ -38,5 +41,91 @@ export async function inParallel(databaseUrl: string, statements: string[]): Pro
     );
   } finally {
     await Promise.all(clients.map((client) => client.end()));
+  }
+}
+
+/**
+ * A bench database's URL: `env[variable]` when set, else DATABASE_URL (or the contract's default)
+ * with the database renamed to `name`. A name without "bench" is refused: bench databases are
+ * dropped or truncated.
+ */
+export function benchDatabaseUrlFrom(variable: string, name: string, env: NodeJS.ProcessEnv = process.env): string {
+  const explicit = env[variable];
+  const url = new URL(explicit ?? env.DATABASE_URL ?? 'postgres://postgres@localhost:5432/kyc');
+  if (!explicit) url.pathname = `/${name}`;
+  const chosen = decodeURIComponent(url.pathname.slice(1));
+  if (!/bench/.test(chosen)) throw new Error(`Refusing to use database "${chosen}": its name does not say bench`);
+  return url.toString();
+}
+
+/** Drops the bench database if it exists, creates it and applies every migration: an empty schema. */
+export async function recreateBenchDatabase(databaseUrl: string): Promise<void> {
+  await withMaintenanceDb(databaseUrl, (client, name) =>
+    client.query(`DROP DATABASE IF EXISTS "${name.replace(/"/g, '""')}" WITH (FORCE)`),
+  );
+  await createDatabaseIfMissing(databaseUrl);
+  await runMigrations(databaseUrl);
+}
+
+/** Deletes every Redis key under the given prefixes (and only those); returns how many. */
+export async function cleanRedisPrefixes(redisUrl: string, prefixes: readonly string[]): Promise<number> {
+  const redis = new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1 });
+  let deleted = 0;
+  try {
+    await redis.connect();
+    for (const prefix of prefixes) {
+      let cursor = '0';
+      do {
+        const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
+        if (keys.length) deleted += await redis.del(...keys);
+        cursor = next;
+      } while (cursor !== '0');
+    }
+  } finally {
+    redis.disconnect();
+  }
+  return deleted;
+}
+
+/**
+ * Warns (through `log`) when PostgreSQL has fewer than `needed` connections to spare: the targets'
+ * pools would then fail with "too many clients" mid-run, and so would anything else on the server.
+ */
+export async function warnIfFewConnections(
+  databaseUrl: string,
+  needed: number,
+  log: (line: string) => void,
+): Promise<void> {
+  const url = new URL(databaseUrl);
+  url.pathname = '/postgres';
+  const client = new Client({ connectionString: url.toString() });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ free: number }>(
+      `SELECT current_setting('max_connections')::int - current_setting('superuser_reserved_connections')::int
+              - (SELECT count(*) FROM pg_stat_activity)::int AS free`,
+    );
+    const free = rows[0]?.free ?? 0;
+    if (free < needed)
+      log(
+        `WARNING: PostgreSQL has ${free} connections to spare and this bench's pools may open ${needed}: expect "too many clients" failures (raise max_connections or stop other work)`,
+      );
+  } finally {
+    await client.end();
+  }
+}
+
+/** CPUs, Node and PostgreSQL versions, for the line above a benchmark's table. */
+export async function describeMachine(databaseUrl: string): Promise<string> {
+  const url = new URL(databaseUrl);
+  url.pathname = '/postgres';
+  const client = new Client({ connectionString: url.toString() });
+  await client.connect();
+  try {
+    const pg = await client.query<{ server_version: string }>('SHOW server_version');
+    const cpu = cpus();
+    return `${cpu.length} x ${cpu[0]?.model ?? 'cpu'}, Node ${process.version}, PostgreSQL ${pg.rows[0]?.server_version}`;
+  } finally {
+    await client.end();
   }
 }

@@ -1,21 +1,25 @@
 /**
  * npm run bench:list — the list route of the public API under load, beside a bare node:http + pg
- * floor doing the same database work, and that same work on a bare Nest + Express app (what the
- * framework alone allows). See docs/performance.md.
+ * floor doing the same database work, that same work on a bare Nest + Express app (what the
+ * framework alone allows), and a bare node:http + pg server answering every request with one
+ * SELECT 1 and a fixed body (the ceiling of one database round trip per request). See
+ * docs/performance.md.
  *
- * Each scenario measures the three targets in interleaved slices (service, bare Nest, floor, then
- * the same in rotated order...), so that the machine's own drift during a run weighs on all three
- * alike; req/s is over all slices, p50/p99 over every response of all slices.
+ * Each scenario measures the four targets in interleaved slices (service, bare Nest, floor,
+ * round-trip floor, then the same in rotated order...), so that the machine's own drift during a
+ * run weighs on all of them alike; req/s is over all slices, p50/p99 over every response of all
+ * slices.
  *
  * Options: --reseed (rebuild the bench database), --duration <s> (15, per target and scenario),
  * --slices <n> (5: the duration is cut into n slices, the first 0.5 s of each left out), --warmup <s> (3),
  * --connections <n> (50), --hops <n> (200), --out <file.json> (raw figures).
  */
-import { cpus, loadavg } from 'node:os';
+import { loadavg } from 'node:os';
 import { writeFileSync } from 'node:fs';
 import autocannon from 'autocannon';
-import { Client } from 'pg';
+import { describeMachine, warnIfFewConnections } from '../common/bench-db';
 import { parseFlags, positiveInteger, readOptions } from '../common/flags';
+import { LoadRun, Measured, SETTLE_MS, autocannonLoad, interleave, median } from '../common/slices';
 import { prepareBenchDatabase } from './bench-database';
 import {
   BENCH_ADMIN_TOKEN,
@@ -26,7 +30,7 @@ import {
   benchDatabaseUrl,
   benchSecret,
 } from './bench-env';
-import { FLOOR_MAIN, NEST_FLOOR_MAIN, SERVICE_MAIN, Target, startTarget } from './targets';
+import { FLOOR_MAIN, NEST_FLOOR_MAIN, ROUND_TRIP_FLOOR_MAIN, SERVICE_MAIN, Target, startTarget } from './targets';
 
 const LIST_PATH = '/api/v1/public/kyc/verifications';
 /** Name, surname, e-mail and external-id fragments, from rare (one surname) to common (a domain). */
@@ -47,51 +51,19 @@ interface Variant {
   secret: string;
 }
 
-interface Measured {
-  rps: number;
-  p50: number;
-  p99: number;
-  requests: number;
-  failures: number;
-}
-
 interface Row {
   scenario: string;
   service: Measured;
   /** floor-core.ts on a bare Nest + Express app: what the framework alone allows. */
   nest: Measured;
   floor: Measured;
+  /** SELECT 1 and a fixed body on bare node:http: the ceiling of one database round trip per request. */
+  trip: Measured;
   /** Median over the slices of service req/s ÷ floor req/s in the same slice. */
   sliceRatio: number;
 }
 
-type TargetName = 'service' | 'nest' | 'floor';
-
-/** What the slices of one target in one scenario add up to. */
-class Tally {
-  requests = 0;
-  seconds = 0;
-  failures = 0;
-  readonly latencies: number[] = [];
-
-  measured(): Measured {
-    const sorted = [...this.latencies].sort((a, b) => a - b);
-    const at = (q: number): number => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
-    return {
-      rps: this.requests / this.seconds,
-      p50: Math.round(at(0.5)),
-      p99: Math.round(at(0.99)),
-      requests: this.requests,
-      failures: this.failures,
-    };
-  }
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
-}
+type TargetName = 'service' | 'nest' | 'floor' | 'trip';
 
 function log(line: string): void {
   process.stdout.write(`${line}\n`);
@@ -188,29 +160,11 @@ async function checkSameRows(
   }
 }
 
-/**
- * A slice's first half second is left out of its figures: autocannon opens every connection at
- * once at the start of a run, and that burst is not the steady state being measured.
- */
-const SETTLE_MS = 500;
-
-/**
- * One autocannon run: the responses after SETTLE_MS are counted into the tally (requests, seconds,
- * failures, every latency) and their req/s is returned.
- */
-async function load(
-  target: Target,
-  variants: Variant[],
-  connections: number,
-  seconds: number,
-  tally: Tally,
-): Promise<number> {
-  let next = 0;
-  const options: autocannon.Options = {
-    url: target.url,
-    connections,
-    duration: seconds,
-    requests: [
+/** Autocannon runs of GETs over the variants, in turn, each run from the first variant. */
+function load(target: Target, variants: Variant[], connections: number): LoadRun {
+  return (seconds, tally) => {
+    let next = 0;
+    const requests: autocannon.Request[] = [
       {
         method: 'GET',
         setupRequest: (request) => {
@@ -218,38 +172,20 @@ async function load(
           return { ...request, path: variant.path, headers: { authorization: `Bearer ${variant.secret}` } };
         },
       },
-    ],
+    ];
+    return autocannonLoad(target.url, requests, connections, seconds, tally);
   };
-  let counted = 0;
-  let failed = 0;
-  const startedAt = performance.now();
-  const result = await new Promise<autocannon.Result>((resolve, reject) => {
-    const run = autocannon(options, (error: unknown, done: autocannon.Result) =>
-      error ? reject(error as Error) : resolve(done),
-    );
-    run.on('response', (_client, status, _bytes, responseTime) => {
-      if (performance.now() - startedAt < SETTLE_MS) return;
-      counted++;
-      if (status < 200 || status > 299) failed++;
-      tally.latencies.push(responseTime);
-    });
-  });
-  const measuredSeconds = (performance.now() - startedAt - SETTLE_MS) / 1000;
-  tally.requests += counted;
-  tally.seconds += measuredSeconds;
-  tally.failures += failed + result.errors + result.timeouts;
-  return counted / measuredSeconds;
 }
 
 function table(rows: Row[]): string {
   const fmt = (n: number, digits = 0): string => n.toFixed(digits);
   const lines = [
-    '| scenario | service req/s | p50 ms | p99 ms | floor req/s | p50 ms | p99 ms | ratio | median slice ratio | bare Nest req/s | p99 ms | Nest / floor | service / Nest |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    '| scenario | service req/s | p50 ms | p99 ms | floor req/s | p50 ms | p99 ms | ratio | median slice ratio | bare Nest req/s | p99 ms | Nest / floor | service / Nest | round-trip floor req/s | service / round trip |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
     ...rows.map(
-      ({ scenario, service: s, nest: n, floor: f, sliceRatio }) =>
+      ({ scenario, service: s, nest: n, floor: f, trip: t, sliceRatio }) =>
         `| ${scenario} | ${fmt(s.rps)} | ${fmt(s.p50)} | ${fmt(s.p99)} | ${fmt(f.rps)} | ${fmt(f.p50)} | ${fmt(f.p99)} | ${fmt(s.rps / f.rps, 2)} | ${fmt(sliceRatio, 2)} ` +
-        `| ${fmt(n.rps)} | ${fmt(n.p99)} | ${fmt(n.rps / f.rps, 2)} | ${fmt(s.rps / n.rps, 2)} |`,
+        `| ${fmt(n.rps)} | ${fmt(n.p99)} | ${fmt(n.rps / f.rps, 2)} | ${fmt(s.rps / n.rps, 2)} | ${fmt(t.rps)} | ${fmt(s.rps / t.rps, 2)} |`,
     ),
   ];
   return lines.join('\n');
@@ -258,9 +194,9 @@ function table(rows: Row[]): string {
 function targets(rows: Row[]): string[] {
   const by = (name: string): Row => rows.find((row) => row.scenario === name) as Row;
   const verdict = (ok: boolean): string => (ok ? 'PASS' : 'FAIL');
-  const worst = Math.min(
-    ...rows.filter((row) => !row.scenario.includes('5 connections')).map((row) => row.service.rps / row.floor.rps),
-  );
+  const ratio = (row: Row): number => row.service.rps / row.floor.rps;
+  const firstRatio = ratio(by('first page'));
+  const qRatio = ratio(by('q search'));
   const deep = by('deep page (200 hops)').service.p99;
   const first = by('first page').service.p99;
   const q = by('q search').service.p99;
@@ -269,24 +205,15 @@ function targets(rows: Row[]): string[] {
   const loaded = rows.filter((row) => !row.scenario.includes('5 connections'));
   const nestShare = Math.max(...loaded.map((row) => row.nest.rps / row.floor.rps));
   const serviceShare = Math.min(...loaded.map((row) => row.service.rps / row.nest.rps));
+  const tripShares = loaded.map((row) => row.service.rps / row.trip.rps);
+  const [tripShare, tripWorst] = [Math.max(...tripShares), Math.min(...tripShares)];
   return [
-    `${verdict(worst >= 0.5)}  list throughput >= 0.5 x floor in every scenario (lowest ratio ${worst.toFixed(3)})`,
+    `${verdict(firstRatio >= 2 && qRatio >= 2)}  list first page and q >= 2.0 x the naive floor (first page ${firstRatio.toFixed(3)}, q search ${qRatio.toFixed(3)})`,
     `${verdict(deep <= 1.2 * first)}  deep page p99 within 1.2 x first page p99 (${deep} ms vs ${first} ms = ${(deep / first).toFixed(2)} x)`,
     `${verdict(q < 50)}  q search p99 < 50 ms at full load (${q} ms; the bare floor: ${qFloor} ms; the service at 5 connections: ${qLight} ms)`,
     `info  the bare Nest + Express app reaches ${nestShare.toFixed(2)} of the floor at best, the service ${serviceShare.toFixed(2)} of the bare Nest app at worst`,
+    `info  the service reaches ${tripShare.toFixed(2)} of the round-trip floor (SELECT 1, fixed body) at best, ${tripWorst.toFixed(2)} at worst`,
   ];
-}
-
-async function describeMachine(databaseUrl: string): Promise<string> {
-  const client = new Client({ connectionString: databaseUrl });
-  await client.connect();
-  try {
-    const pg = await client.query<{ server_version: string }>('SHOW server_version');
-    const cpu = cpus();
-    return `${cpu.length} x ${cpu[0]?.model ?? 'cpu'}, Node ${process.version}, PostgreSQL ${pg.rows[0]?.server_version}`;
-  } finally {
-    await client.end();
-  }
 }
 
 async function main(): Promise<void> {
@@ -294,6 +221,8 @@ async function main(): Promise<void> {
   const databaseUrl = benchDatabaseUrl();
   await prepareBenchDatabase(databaseUrl, options.reseed, log);
   const machine = await describeMachine(databaseUrl);
+  // The service and the three floors keep pools of 20 each.
+  await warnIfFewConnections(databaseUrl, 4 * 20 + 2, log);
   const env = {
     NODE_ENV: 'production',
     DATABASE_URL: databaseUrl,
@@ -313,6 +242,8 @@ async function main(): Promise<void> {
     started.push(floor);
     const nest = await startTarget('bare Nest floor', NEST_FLOOR_MAIN, env, '/');
     started.push(nest);
+    const trip = await startTarget('round-trip floor', ROUND_TRIP_FLOOR_MAIN, env, '/');
+    started.push(trip);
 
     log(`walking ${options.hops} cursor hops for ${ACCOUNTS.length} accounts on each target`);
     const walkStart = Date.now();
@@ -345,45 +276,43 @@ async function main(): Promise<void> {
     for (const scenario of [...scenarios, lowConcurrency]) {
       // The bare Nest floor runs floor-core.ts too, so the floor's cursors are valid on it.
       await checkSameRows(scenario.name, service, [floor, nest], scenario.service, scenario.floor);
-      const runs: [TargetName, Target, Variant[]][] = [
-        ['service', service, scenario.service],
-        ['nest', nest, scenario.floor],
-        ['floor', floor, scenario.floor],
-      ];
       const connections = scenario.connections ?? options.connections;
-      // Warm-up runs count into a tally nobody reads.
-      for (const [, target, variants] of runs) await load(target, variants, connections, options.warmup, new Tally());
-      const tallies: Record<TargetName, Tally> = { service: new Tally(), nest: new Tally(), floor: new Tally() };
-      const sliceRatios: number[] = [];
-      for (let slice = 0; slice < options.slices; slice++) {
-        const rps: Partial<Record<TargetName, number>> = {};
-        // Rotate who goes first, so no target always follows the same one.
-        for (const [name, target, variants] of [...runs.slice(slice % 3), ...runs.slice(0, slice % 3)]) {
-          rps[name] = await load(target, variants, connections, sliceSeconds, tallies[name]);
-        }
-        sliceRatios.push((rps.service as number) / (rps.floor as number));
-      }
-      const [s, n, f] = [tallies.service.measured(), tallies.nest.measured(), tallies.floor.measured()];
-      for (const [name, m] of [
-        ['service', s],
-        ['nest', n],
-        ['floor', f],
-      ] as const) {
+      const runs: [TargetName, LoadRun][] = [
+        ['service', load(service, scenario.service, connections)],
+        ['nest', load(nest, scenario.floor, connections)],
+        ['floor', load(floor, scenario.floor, connections)],
+        ['trip', load(trip, scenario.floor, connections)],
+      ];
+      const { tallies, perSlice } = await interleave(runs, {
+        warmup: options.warmup,
+        slices: options.slices,
+        sliceSeconds,
+      });
+      const sliceRatios = perSlice.map((rps) => rps.service / rps.floor);
+      const measured = {
+        service: tallies.service.measured(),
+        nest: tallies.nest.measured(),
+        floor: tallies.floor.measured(),
+        trip: tallies.trip.measured(),
+      };
+      for (const [name, m] of Object.entries(measured)) {
         log(
           `${scenario.name} / ${name}: ${m.rps.toFixed(0)} req/s, p50 ${m.p50} ms, p99 ${m.p99} ms${m.failures ? `, ${m.failures} FAILED requests` : ''}`,
         );
       }
       log(`${scenario.name}: service / floor per slice ${sliceRatios.map((r) => r.toFixed(2)).join(' ')}`);
-      rows.push({ scenario: scenario.name, service: s, nest: n, floor: f, sliceRatio: median(sliceRatios) });
+      rows.push({ scenario: scenario.name, ...measured, sliceRatio: median(sliceRatios) });
     }
 
-    const failures = rows.flatMap((row) => [row.service, row.nest, row.floor]).reduce((sum, m) => sum + m.failures, 0);
+    const failures = rows
+      .flatMap((row) => [row.service, row.nest, row.floor, row.trip])
+      .reduce((sum, m) => sum + m.failures, 0);
     log('');
     log(
       `Machine: ${machine}; ${options.connections} connections; per scenario and target ${options.warmup} s warm-up, then ${options.slices} slices of ${sliceSeconds} s interleaved with the other targets' (the first ${SETTLE_MS} ms of each left out);`,
     );
     log(
-      `autocannon runs in this process, the service and the two floors in their own, all on the same machine as PostgreSQL.`,
+      `autocannon runs in this process, the service and the three floors in their own, all on the same machine as PostgreSQL.`,
     );
     log(`1-minute load average: ${loadBefore.toFixed(2)} before the runs, ${(loadavg()[0] ?? 0).toFixed(2)} after.`);
     log('');

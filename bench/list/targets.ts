@@ -8,6 +8,7 @@ const ROOT = join(__dirname, '..', '..');
 export const SERVICE_MAIN = join(ROOT, 'src', 'main.js');
 export const FLOOR_MAIN = join(__dirname, 'floor-server.js');
 export const NEST_FLOOR_MAIN = join(__dirname, 'nest-floor.js');
+export const ROUND_TRIP_FLOOR_MAIN = join(__dirname, 'round-trip-floor.js');
 
 /** Starts `script` with `env` and waits until `probePath` answers with anything at all. */
 export async function startTarget(

@@ -1,9 +1,7 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import Redis from 'ioredis';
-import { Client } from 'pg';
-import { createDatabaseIfMissing, runMigrations } from 'src/database/migrate';
+import { benchDatabaseUrlFrom, cleanRedisPrefixes, recreateBenchDatabase } from '../common/bench-db';
 import { BenchProcess, exited, startProcess } from '../common/processes';
 
 const ROOT = join(__dirname, '..', '..');
@@ -23,49 +21,17 @@ export const BENCH_SECRET_ENCRYPTION_KEY = randomBytes(32).toString('base64');
  * default) renamed to kyc_webhooks_bench. A name without "bench" is refused: it is dropped per run.
  */
 export function benchDatabaseUrl(env: NodeJS.ProcessEnv = process.env): string {
-  const explicit = env.BENCH_WEBHOOKS_DATABASE_URL;
-  const url = new URL(explicit ?? env.DATABASE_URL ?? 'postgres://postgres@localhost:5432/kyc');
-  if (!explicit) url.pathname = '/kyc_webhooks_bench';
-  const name = decodeURIComponent(url.pathname.slice(1));
-  if (!/bench/.test(name)) throw new Error(`Refusing to use database "${name}": its name does not say bench`);
-  return url.toString();
+  return benchDatabaseUrlFrom('BENCH_WEBHOOKS_DATABASE_URL', 'kyc_webhooks_bench', env);
 }
 
 /** Every run starts from an empty, freshly migrated database so that runs compare. */
 export async function prepareBenchDatabase(databaseUrl: string): Promise<void> {
-  const url = new URL(databaseUrl);
-  const name = decodeURIComponent(url.pathname.slice(1));
-  if (!/bench/.test(name)) throw new Error(`Refusing to touch database "${name}": its name does not say bench`);
-  url.pathname = '/postgres';
-  const client = new Client({ connectionString: url.toString() });
-  await client.connect();
-  try {
-    await client.query(`DROP DATABASE IF EXISTS "${name.replace(/"/g, '""')}" WITH (FORCE)`);
-  } finally {
-    await client.end();
-  }
-  await createDatabaseIfMissing(databaseUrl);
-  await runMigrations(databaseUrl);
+  await recreateBenchDatabase(databaseUrl);
 }
 
 /** Deletes every Redis key under this benchmark's prefixes (and only those). */
 export async function cleanRedis(redisUrl: string): Promise<number> {
-  const redis = new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1 });
-  let deleted = 0;
-  try {
-    await redis.connect();
-    for (const prefix of [SERVICE_PREFIX, FLOOR_PREFIX]) {
-      let cursor = '0';
-      do {
-        const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
-        if (keys.length) deleted += await redis.del(...keys);
-        cursor = next;
-      } while (cursor !== '0');
-    }
-  } finally {
-    redis.disconnect();
-  }
-  return deleted;
+  return cleanRedisPrefixes(redisUrl, [SERVICE_PREFIX, FLOOR_PREFIX]);
 }
 
 /** A service process (api, worker or all). */

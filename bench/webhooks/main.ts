@@ -12,9 +12,9 @@
  * throughput,latency,drain,floors: for quicker iterations; the full run is the one to record),
  * --env KEY=VALUE (repeatable: extra environment for the service processes, for experiments).
  */
-import { cpus, loadavg } from 'node:os';
+import { loadavg } from 'node:os';
 import { writeFileSync } from 'node:fs';
-import { Client } from 'pg';
+import { describeMachine } from '../common/bench-db';
 import { FlagError, parseFlags, positiveInteger, readOptions } from '../common/flags';
 import {
   BENCH_ADMIN_TOKEN,
@@ -29,7 +29,9 @@ import {
   runFloor,
   startService,
 } from './bench-setup';
-import { ApiClient, BenchVerification, DriveResult, driveFlat, drivePaced } from './driver';
+import { Percentiles, collect as collectArrivals, percentiles } from './arrivals';
+import { createBenchData } from './bench-data';
+import { ApiClient, DriveResult, driveFlat, drivePaced } from './driver';
 import type { FloorResult } from './floor';
 import { Arrival, BenchReceiver, verifySample } from './receiver';
 
@@ -46,13 +48,6 @@ interface Options {
   profileWorker?: string;
   skip: string[];
   env: Record<string, string>;
-}
-
-interface Percentiles {
-  p50: number;
-  p95: number;
-  p99: number;
-  max: number;
 }
 
 interface Figures {
@@ -133,40 +128,16 @@ function parseOptions(argv: string[]): Options {
   };
 }
 
-function percentiles(values: number[]): Percentiles {
-  const sorted = [...values].sort((a, b) => a - b);
-  const at = (q: number): number => sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)] ?? NaN;
-  return { p50: at(0.5), p95: at(0.95), p99: at(0.99), max: sorted[sorted.length - 1] ?? NaN };
-}
-
 interface Payload {
   data: { verification: { id: string; version: number; updated_at: string } };
 }
 
-async function describeMachine(databaseUrl: string): Promise<string> {
-  const client = new Client({ connectionString: databaseUrl });
-  await client.connect();
-  try {
-    const pg = await client.query<{ server_version: string }>('SHOW server_version');
-    const cpu = cpus();
-    return `${cpu.length} x ${cpu[0]?.model ?? 'cpu'}, Node ${process.version}, PostgreSQL ${pg.rows[0]?.server_version}`;
-  } finally {
-    await client.end();
-  }
-}
-
-/** Waits for `expected` distinct webhooks of this window (bounded), then hands them over. */
 async function collect(
   receiver: BenchReceiver,
   expected: number,
   what: string,
 ): Promise<{ arrivals: Arrival[]; missing: number; duplicates: number }> {
-  const complete = await receiver.waitForCount(expected, 180_000);
-  if (!complete) log(`WARNING: ${what}: only ${receiver.count} of ${expected} webhooks arrived within 180 s`);
-  // Late duplicates (at-least-once) of this window would otherwise land in the next one.
-  await new Promise((resolve) => setTimeout(resolve, 200));
-  const { arrivals, duplicates } = receiver.take();
-  return { arrivals, missing: Math.max(0, expected - arrivals.length), duplicates };
+  return collectArrivals(receiver, expected, what, log);
 }
 
 function describeDrive(what: string, drive: DriveResult): void {
@@ -225,46 +196,12 @@ async function main(): Promise<void> {
     const client = api;
 
     // Accounts, each with its own receiver path (so the signature check knows the secret).
-    const secrets: string[] = [];
-    const accountIds: string[] = [];
-    for (let i = 0; i < options.accounts; i++) {
-      const res = await client.request('POST', '/api/v1/admin/accounts', BENCH_ADMIN_TOKEN, {
-        name: `Bench ${i}`,
-        webhook_url: receiver.urlFor(i),
-      });
-      if (res.status !== 201) throw new Error(`creating an account: HTTP ${res.status} ${res.body}`);
-      const account = JSON.parse(res.body) as { id: string; webhook_secret: string };
-      accountIds.push(account.id);
-      secrets.push(account.webhook_secret);
-    }
-    const verifications: BenchVerification[] = new Array<BenchVerification>(options.verifications);
-    let nextIndex = 0;
-    await Promise.all(
-      Array.from({ length: 16 }, async () => {
-        for (let i = nextIndex++; i < options.verifications; i = nextIndex++) {
-          const account = i % options.accounts;
-          const res = await client.request('POST', '/api/v1/internal/kyc/verifications', BENCH_INTERNAL_API_TOKEN, {
-            account_id: accountIds[account],
-            external_user_id: `bench-user-${i}`,
-            applicant: {
-              first_name: 'Ada',
-              last_name: 'Lovelace',
-              date_of_birth: '1990-12-10',
-              email: `ada.lovelace${i}@example.com`,
-            },
-            metadata: { plan: 'gold', source: 'bench' },
-          });
-          if (res.status !== 201) throw new Error(`creating a verification: HTTP ${res.status} ${res.body}`);
-          const created = JSON.parse(res.body) as { id: string; version: number };
-          verifications[i] = {
-            id: created.id,
-            account,
-            secret: secrets[account] as string,
-            status: 'pending',
-            version: created.version,
-          };
-        }
-      }),
+    const { secrets, verifications } = await createBenchData(
+      client,
+      { admin: BENCH_ADMIN_TOKEN, internal: BENCH_INTERNAL_API_TOKEN },
+      options.accounts,
+      options.verifications,
+      (account) => receiver.urlFor(account),
     );
     log(
       `${options.accounts} accounts, ${options.verifications} verifications; service: ${options.role === 'split' ? 'one APP_ROLE=api + one APP_ROLE=worker process' : 'one APP_ROLE=all process'}, WEBHOOK_CONCURRENCY=${options.concurrency}`,
