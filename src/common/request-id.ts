@@ -8,7 +8,7 @@ export function requestIdFrom(header: string | string[] | undefined): string {
   return typeof header === 'string' && VALID.test(header) ? header : randomUUID();
 }
 
-/** pino-http also declares `IncomingMessage.id` (wider), so the id is read through this view. */
+/** The id the request-id middleware stores on the request, read through this view. */
 export type RequestWithId = Omit<IncomingMessage, 'id'> & { id?: unknown };
 
 /** Reads the id the request-id middleware assigned (or makes one for very early failures). */

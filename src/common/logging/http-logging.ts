@@ -1,6 +1,4 @@
 import type { NextFunction, Request, Response } from 'express';
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import pinoHttp from 'pino-http';
 import { runWithLogContext } from 'src/common/logging/log-context';
 import type { RootLogger } from 'src/common/logging/logger';
 import { loggedPath } from 'src/common/logging/root-logger';
@@ -18,34 +16,32 @@ export function logContextMiddleware(req: Request, res: Response, next: NextFunc
   runWithLogContext({ requestId: requestIdOf(req, res), request: req as AuthenticatedRequest }, next);
 }
 
-/** One line per request: id, account, method, route template (or clipped path if none), status, duration. */
-export function httpLogMiddleware(logger: RootLogger): (req: IncomingMessage, res: ServerResponse) => void {
-  return pinoHttp({
-    logger,
-    genReqId: (req) => requestIdOf(req),
-    quietReqLogger: true,
-    customAttributeKeys: { reqId: 'request_id' },
-    serializers: { req: () => undefined, res: () => undefined },
-    customLogLevel: (req, res, error) => {
-      if (error || res.statusCode >= 500) return 'error';
-      return QUIET_ROUTES.test((req as Request).path ?? '') ? 'debug' : 'info';
-    },
-    customSuccessObject: (req, res, value: { responseTime?: number }) =>
-      summary(req as AuthenticatedRequest, res, value.responseTime),
-    customErrorObject: (req, res, _error, value: { responseTime?: number }) =>
-      summary(req as AuthenticatedRequest, res, value.responseTime),
-    customSuccessMessage: (req, res) => `${req.method} ${routeTemplate(req as Request)} ${res.statusCode}`,
-    customErrorMessage: (req, res) => `${req.method} ${routeTemplate(req as Request)} ${res.statusCode}`,
-  });
+/**
+ * One line per request, when its response is sent or its connection closes first: id, account,
+ * method, route template (or clipped path if none), status, duration. 5xx lines are errors, health
+ * and metrics lines debug, the rest info; nothing is built for a line the level leaves out.
+ */
+export function httpLogMiddleware(logger: RootLogger): (req: Request, res: Response, next: NextFunction) => void {
+  return (req, res, next) => {
+    const startedAt = Date.now();
+    const done = (): void => {
+      res.removeListener('finish', done);
+      res.removeListener('close', done);
+      const level = res.statusCode >= 500 ? 'error' : QUIET_ROUTES.test(req.path ?? '') ? 'debug' : 'info';
+      if (!logger.isLevelEnabled(level)) return;
+      const route = routeTemplate(req);
+      logger[level](
+        { request_id: requestIdOf(req), ...summary(req, res, route, Date.now() - startedAt) },
+        `${req.method} ${route} ${res.statusCode}`,
+      );
+    };
+    res.on('finish', done);
+    res.on('close', done);
+    next();
+  };
 }
 
-function summary(
-  req: AuthenticatedRequest,
-  res: ServerResponse,
-  durationMs: number | undefined,
-): Record<string, unknown> {
-  // request_id is bound by pino-http's request logger (customAttributeKeys.reqId).
-  const route = routeTemplate(req);
+function summary(req: AuthenticatedRequest, res: Response, route: string, durationMs: number): Record<string, unknown> {
   return {
     ...(req.accountId ? { account_id: req.accountId } : {}),
     method: req.method,

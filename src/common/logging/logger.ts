@@ -21,8 +21,8 @@ export function createRootLogger(config: LoggerSettings, pretty = false, destina
     base: { pid: process.pid },
     timestamp: pino.stdTimeFunctions.isoTime,
     messageKey: 'msg',
-    // pino-http's request logger already binds request_id; adding it again would repeat the key.
-    mixin: (_object, _level, logger) => ('request_id' in logger.bindings() ? {} : logContextFields()),
+    // A key the line itself gives (the access line's request_id) wins over the context's.
+    mixin: () => logContextFields(),
     formatters: {
       level: (label) => ({ level: label }),
       log: (object) => redactor.value(object) as Record<string, unknown>,
