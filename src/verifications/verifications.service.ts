@@ -14,22 +14,11 @@ import {
   toVerificationDetail,
   toVerificationResponse,
 } from 'src/verifications/verification.mapper';
-import { applyTransition, checkTransition, mergeApplicant } from 'src/verifications/verification-transition';
-import {
-  type TransitionStatements,
-  lockedTransitionStatements,
-  pooledTransitionStatements,
-} from 'src/verifications/verification-transition-sql';
+import { mergeApplicant } from 'src/verifications/verification-transition';
+import { lockedTransitionStatements, pooledTransitionStatements } from 'src/verifications/verification-transition-sql';
+import { transitionWithRetries } from 'src/verifications/verification-transition-tries';
 import type { CreateVerificationDto, TransitionVerificationDto } from 'src/verifications/verifications.dto';
-import type { DeliveryJobSource } from 'src/webhooks/delivery-job';
-import { buildOutboxEvent, outboxJobSource } from 'src/webhooks/outbox-event';
 import { WebhookDispatcher } from 'src/webhooks/webhook-dispatcher.service';
-
-/**
- * Tries of a status change without a lock before the last one, which locks the row and so cannot
- * lose: a change under heavy contention costs more round trips, but is never refused for it.
- */
-const UNLOCKED_TRIES = 9;
 
 @Injectable()
 export class VerificationsService {
@@ -73,48 +62,17 @@ export class VerificationsService {
   }
 
   /**
-   * Read the row (no lock), check the move (nothing changes unless every check passes), then write
-   * the change, its history entry and its webhook event in one statement guarded on the row being
-   * still as read. A lost race (another change, or a redaction, in between) starts again from the
-   * read, so a retry answers as the old lock-and-wait did: the same checks on the row as it now is.
-   * After UNLOCKED_TRIES lost races the last try runs in a transaction holding the row lock. The event
-   * is queued only after the write (a dead one too: the dashboard lists it as failed).
+   * In two round trips: an unlocked read, then the change, its history entry and its webhook event
+   * in one statement guarded on the row being still as read (see transitionWithRetries). The event is
+   * queued only after the write (a dead one too: the dashboard lists it as failed).
    */
   async transition(id: string, dto: TransitionVerificationDto): Promise<VerificationResponseDto> {
-    for (let tries = 1; ; tries += 1) {
-      const done =
-        tries <= UNLOCKED_TRIES
-          ? await this.tryTransition(pooledTransitionStatements(this.pool), id, dto)
-          : await this.dataSource.transaction((manager) =>
-              this.tryTransition(lockedTransitionStatements(manager), id, dto),
-            );
-      if (done) {
-        this.dispatcher.dispatch([done.event]);
-        return toVerificationResponse(done.verification);
-      }
-    }
-  }
-
-  /** One read-decide-write; null when the write found the row changed since the read. */
-  private async tryTransition(
-    statements: TransitionStatements,
-    id: string,
-    dto: TransitionVerificationDto,
-  ): Promise<{ verification: Verification; event: DeliveryJobSource } | null> {
-    const row = await statements.read(id);
-    if (!row) throw ApiError.notFound('verification');
-    const { webhookUrl, ...current } = row;
-    checkTransition(current, dto);
-    const next = applyTransition(current, dto, new Date());
-    const change = {
-      accountId: next.accountId,
-      verificationId: id,
-      previousStatus: current.status,
-      verification: toVerificationResponse(next),
-    };
-    const built = buildOutboxEvent(change, webhookUrl, next.updatedAt);
-    if (!(await statements.write(current, next, built))) return null;
-    return { verification: next, event: outboxJobSource(change, built, webhookUrl) };
+    const { verification, event } = await transitionWithRetries(id, dto, {
+      unlocked: pooledTransitionStatements(this.pool),
+      locked: (work) => this.dataSource.transaction((manager) => work(lockedTransitionStatements(manager))),
+    });
+    this.dispatcher.dispatch([event]);
+    return toVerificationResponse(verification);
   }
 
   /**
