@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AccountsModule } from 'src/accounts/accounts.module';
 import { cursorCodecProvider } from 'src/common/cursor.provider';
+import { DatabaseModule } from 'src/database/database.module';
 import { VerificationRedactionModule } from 'src/verifications/verification-redaction.module';
 import { InternalVerificationsController } from 'src/verifications/internal-verifications.controller';
 import { PublicVerificationsController } from 'src/verifications/public-verifications.controller';
@@ -14,6 +15,7 @@ import { WebhooksModule } from 'src/webhooks/webhooks.module';
 @Module({
   imports: [
     TypeOrmModule.forFeature([Verification, VerificationStatusHistory]),
+    DatabaseModule,
     AccountsModule,
     WebhooksModule,
     VerificationRedactionModule,

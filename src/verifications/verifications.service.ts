@@ -2,36 +2,29 @@ import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { v7 as uuidv7 } from 'uuid';
-import { webhookUrlOf } from 'src/accounts/account-sql';
 import { AccountsService } from 'src/accounts/accounts.service';
 import { ApiError } from 'src/common/api-error';
-import { SqlParams } from 'src/common/sql-params';
+import { PgPool } from 'src/database/pg-pool';
 import { onPrimary, onReplica } from 'src/database/read-replica';
 import { VerificationStatusHistory } from 'src/verifications/verification-status-history.entity';
-import { VERIFICATION_COLUMNS, Verification } from 'src/verifications/verification.entity';
+import { Verification } from 'src/verifications/verification.entity';
 import {
   VerificationDetailResponseDto,
   VerificationResponseDto,
   toVerificationDetail,
   toVerificationResponse,
 } from 'src/verifications/verification.mapper';
-import { applyTransition, checkTransition, mergeApplicant } from 'src/verifications/verification-transition';
+import { mergeApplicant } from 'src/verifications/verification-transition';
+import { lockedTransitionStatements, pooledTransitionStatements } from 'src/verifications/verification-transition-sql';
+import { transitionWithRetries } from 'src/verifications/verification-transition-tries';
 import type { CreateVerificationDto, TransitionVerificationDto } from 'src/verifications/verifications.dto';
 import { WebhookDispatcher } from 'src/webhooks/webhook-dispatcher.service';
-import type { WebhookEvent } from 'src/webhooks/webhook-event.entity';
-import { buildOutboxEvent, insertOutboxEventFrom, outboxJobSource } from 'src/webhooks/outbox-event';
-
-// The row, locked for the change, with its account's webhook URL for the event.
-const LOCK_SQL = `
-  SELECT ${VERIFICATION_COLUMNS}, ${webhookUrlOf('verifications.account_id')} AS "webhookUrl"
-    FROM verifications WHERE id = $1 FOR UPDATE`;
-
-type LockedVerification = Verification & { webhookUrl: string | null };
 
 @Injectable()
 export class VerificationsService {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly pool: PgPool,
     private readonly accounts: AccountsService,
     @Inject(WebhookDispatcher) private readonly dispatcher: WebhookDispatcher,
   ) {}
@@ -69,55 +62,17 @@ export class VerificationsService {
   }
 
   /**
-   * One transaction: lock the row, check the move (nothing changes unless every check passes), then
-   * write the change, its history entry and its webhook event in one statement. The event is
-   * queued only after the commit (a dead one too: the dashboard lists it as failed).
+   * In two round trips: an unlocked read, then the change, its history entry and its webhook event
+   * in one statement guarded on the row being still as read (see transitionWithRetries). The event is
+   * queued only after the write (a dead one too: the dashboard lists it as failed).
    */
   async transition(id: string, dto: TransitionVerificationDto): Promise<VerificationResponseDto> {
-    const { verification, event } = await this.dataSource.transaction(async (manager) => {
-      const { webhookUrl, ...current } = await this.lock(manager, id);
-      checkTransition(current, dto);
-      const next = applyTransition(current, dto, new Date());
-      const change = {
-        accountId: next.accountId,
-        verificationId: id,
-        previousStatus: current.status,
-        verification: toVerificationResponse(next),
-      };
-      const built = buildOutboxEvent(change, webhookUrl, next.updatedAt);
-      await this.write(manager, next, built);
-      return { verification: next, event: outboxJobSource(change, built, webhookUrl) };
+    const { verification, event } = await transitionWithRetries(id, dto, {
+      unlocked: pooledTransitionStatements(this.pool),
+      locked: (work) => this.dataSource.transaction((manager) => work(lockedTransitionStatements(manager))),
     });
     this.dispatcher.dispatch([event]);
     return toVerificationResponse(verification);
-  }
-
-  private async lock(manager: EntityManager, id: string): Promise<LockedVerification> {
-    const [row] = (await manager.query(LOCK_SQL, [id])) as LockedVerification[];
-    if (!row) throw ApiError.notFound('verification');
-    return row;
-  }
-
-  /** The update, its history entry and its event in one round trip, inside the lock's transaction. */
-  private async write(manager: EntityManager, next: Verification, event: WebhookEvent): Promise<void> {
-    const params = new SqlParams();
-    const p = (value: unknown) => params.add(value);
-    const json = (value: object | null) => (value === null ? null : JSON.stringify(value));
-    const at = p(next.updatedAt);
-    await manager.query(
-      `WITH updated AS (
-         UPDATE verifications
-            SET status = ${p(next.status)}, version = ${p(next.version)}, updated_at = ${at}, submitted_at = ${p(next.submittedAt)},
-                decided_at = ${p(next.decidedAt)}, rejection_reasons = ${p(next.rejectionReasons)}::text[],
-                applicant = ${p(json(next.applicant))}::jsonb, document = ${p(json(next.document))}::jsonb
-          WHERE id = ${p(next.id)}
-         RETURNING id, version, status, updated_at),
-       history AS (
-         INSERT INTO verification_status_history (verification_id, version, status, at)
-         SELECT id, version, status, updated_at FROM updated)
-       ${insertOutboxEventFrom('updated', event, params)}`,
-      params.values,
-    );
   }
 
   /**

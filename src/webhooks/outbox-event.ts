@@ -113,13 +113,19 @@ const INSERTED: readonly (readonly [string, string, ColumnValue])[] = [
 const INSERT_INTO = `INSERT INTO webhook_events (${INSERTED.map(([column]) => column).join(', ')})`;
 
 /**
- * `INSERT INTO webhook_events … SELECT … FROM <source>` for a built event: a statement for the
- * caller's CTE that writes the event once per row of `source`, so it commits with the change
- * that produced it, in the same round trip, or not at all.
+ * `INSERT INTO webhook_events … SELECT … FROM <source>` with an event's columns as the parameters
+ * $first, $first + 1, …, bound to `outboxEventValues(event)`: a statement for the caller's CTE that
+ * writes the event once per row of `source`, so it commits with the change that produced it, in the
+ * same round trip, or not at all. One text for every event, so the statement can be prepared once.
  */
-export function insertOutboxEventFrom(source: string, event: WebhookEvent, params: SqlParams): string {
-  const values = INSERTED.map(([, type, value]) => `${params.add(value(event))}::${type}`);
+export function insertOutboxEventFrom(source: string, first: number): string {
+  const values = INSERTED.map(([, type], i) => `$${first + i}::${type}`);
   return `${INSERT_INTO} SELECT ${values.join(', ')} FROM ${source}`;
+}
+
+/** The parameters of `insertOutboxEventFrom`, in its order. */
+export function outboxEventValues(event: WebhookEvent): (string | Date | null)[] {
+  return INSERTED.map(([, , value]) => value(event));
 }
 
 /** `INSERT INTO webhook_events … SELECT … FROM unnest(…)`: many built events in one statement. */

@@ -1,0 +1,77 @@
+import type { EntityManager } from 'typeorm';
+import { webhookUrlOf } from 'src/accounts/account-sql';
+import type { PgPool } from 'src/database/pg-pool';
+import { VERIFICATION_COLUMNS, type Verification } from 'src/verifications/verification.entity';
+import { insertOutboxEventFrom, outboxEventValues } from 'src/webhooks/outbox-event';
+import type { WebhookEvent } from 'src/webhooks/webhook-event.entity';
+
+/** A verification as a status change reads it: the row, with its account's webhook URL for the event. */
+export type TransitionSource = Verification & { webhookUrl: string | null };
+
+const READ_SQL = `
+  SELECT ${VERIFICATION_COLUMNS}, ${webhookUrlOf('verifications.account_id')} AS "webhookUrl"
+    FROM verifications WHERE id = $1`;
+
+/**
+ * The change, its history row and its webhook event, written only if the row is still as it was
+ * read: the same version (every status change bumps it) and not redacted (redaction bumps no
+ * version, and a change read before it would write the erased applicant back). Nothing is written
+ * unless the update is. One row back when written, none when another change or a redaction won.
+ */
+const WRITE_SQL = `
+  WITH updated AS (
+    UPDATE verifications
+       SET status = $3, version = version + 1, updated_at = $4, submitted_at = $5, decided_at = $6,
+           rejection_reasons = $7::text[], applicant = $8::jsonb, document = $9::jsonb
+     WHERE id = $1 AND version = $2 AND redacted_at IS NULL
+    RETURNING id, version, status, updated_at),
+  history AS (
+    INSERT INTO verification_status_history (verification_id, version, status, at)
+    SELECT id, version, status, updated_at FROM updated),
+  outbox AS (
+    ${insertOutboxEventFrom('updated', 10)})
+  SELECT version FROM updated`;
+
+/** The reads and writes of one try at a status change. */
+export interface TransitionStatements {
+  read(id: string): Promise<TransitionSource | undefined>;
+  /** False when the row is no longer as `read` was (the try lost a race). */
+  write(read: Verification, next: Verification, event: WebhookEvent): Promise<boolean>;
+}
+
+function writeValues(read: Verification, next: Verification, event: WebhookEvent): unknown[] {
+  const json = (value: object | null) => (value === null ? null : JSON.stringify(value));
+  return [
+    next.id,
+    read.version,
+    next.status,
+    next.updatedAt,
+    next.submittedAt,
+    next.decidedAt,
+    next.rejectionReasons,
+    json(next.applicant),
+    json(next.document),
+    ...outboxEventValues(event),
+  ];
+}
+
+/**
+ * Unlocked: two autocommit round trips on the raw pool, each a named prepared statement (parsed and
+ * planned once per connection). The write is atomic on its own, so no transaction is needed.
+ */
+export function pooledTransitionStatements(pool: PgPool): TransitionStatements {
+  return {
+    read: async (id) => (await pool.prepared<TransitionSource>('verification-transition-read', READ_SQL, [id]))[0],
+    write: async (read, next, event) =>
+      (await pool.prepared('verification-transition-write', WRITE_SQL, writeValues(read, next, event))).length > 0,
+  };
+}
+
+/** In the caller's transaction, the row locked by the read: the write cannot lose. */
+export function lockedTransitionStatements(manager: EntityManager): TransitionStatements {
+  return {
+    read: async (id) => ((await manager.query(`${READ_SQL} FOR UPDATE`, [id])) as TransitionSource[])[0],
+    write: async (read, next, event) =>
+      ((await manager.query(WRITE_SQL, writeValues(read, next, event))) as unknown[]).length > 0,
+  };
+}
