@@ -18,6 +18,8 @@ export interface Measured {
 /**
  * A slice's first half second is left out of its figures: the load generator opens every
  * connection at once at the start of a run, and that burst is not the steady state being measured.
+ * Throughput counts the responses received after it; latency only the requests sent after it, as a
+ * burst request answered late would otherwise still count (docs/performance.md, "After a pause").
  */
 export const SETTLE_MS = 500;
 
@@ -52,7 +54,7 @@ export type LoadRun = (seconds: number, tally: Tally) => Promise<number>;
 
 /**
  * One autocannon run: the responses after SETTLE_MS are counted into the tally (requests, seconds,
- * failures, every latency) and their req/s is returned.
+ * failures) and their req/s is returned; the latencies of the requests sent after SETTLE_MS too.
  */
 export async function autocannonLoad(
   url: string,
@@ -70,10 +72,11 @@ export async function autocannonLoad(
       error ? reject(error as Error) : resolve(done),
     );
     run.on('response', (_client, status, _bytes, responseTime) => {
-      if (performance.now() - startedAt < SETTLE_MS) return;
+      const at = performance.now() - startedAt;
+      if (at < SETTLE_MS) return;
       counted++;
       if (status < 200 || status > 299) failed++;
-      tally.latencies.push(responseTime);
+      if (at - responseTime >= SETTLE_MS) tally.latencies.push(responseTime);
     });
   });
   const measuredSeconds = (performance.now() - startedAt - SETTLE_MS) / 1000;

@@ -21,20 +21,17 @@ import { describeMachine, warnIfFewConnections } from '../common/bench-db';
 import { parseFlags, positiveInteger, readOptions } from '../common/flags';
 import { LoadRun, Measured, SETTLE_MS, autocannonLoad, interleave, median } from '../common/slices';
 import { prepareBenchDatabase } from './bench-database';
+import { benchDatabaseUrl, benchSecret } from './bench-env';
 import {
-  BENCH_ADMIN_TOKEN,
-  BENCH_INTERNAL_API_TOKEN,
-  BENCH_SECRET_ENCRYPTION_KEY,
-  LARGE_ACCOUNTS,
-  MEDIUM_ACCOUNTS,
-  benchDatabaseUrl,
-  benchSecret,
-} from './bench-env';
-import { FLOOR_MAIN, NEST_FLOOR_MAIN, ROUND_TRIP_FLOOR_MAIN, SERVICE_MAIN, Target, startTarget } from './targets';
-
-const LIST_PATH = '/api/v1/public/kyc/verifications';
-/** Name, surname, e-mail and external-id fragments, from rare (one surname) to common (a domain). */
-const Q_FRAGMENTS = ['garc', 'lovelace', 'ann', 'user-42', 'tanaka', 'example.de', 'okafor', 'sofia'];
+  FLOOR_MAIN,
+  NEST_FLOOR_MAIN,
+  ROUND_TRIP_FLOOR_MAIN,
+  SERVICE_MAIN,
+  Target,
+  serviceEnv,
+  startTarget,
+} from './targets';
+import { ACCOUNTS, LIST_PATH, Variant, perAccount, qVariants } from './variants';
 
 interface Options {
   reseed: boolean;
@@ -44,11 +41,6 @@ interface Options {
   connections: number;
   hops: number;
   out?: string;
-}
-
-interface Variant {
-  path: string;
-  secret: string;
 }
 
 interface Row {
@@ -90,9 +82,6 @@ function parseOptions(argv: string[]): Options {
   };
 }
 
-/** The accounts with enough rows for a page after 200 hops: every scenario uses the same ones. */
-const ACCOUNTS = Array.from({ length: LARGE_ACCOUNTS + MEDIUM_ACCOUNTS }, (_, i) => i);
-
 interface Page {
   data: { id: string }[];
   has_more: boolean;
@@ -123,20 +112,6 @@ async function deepVariants(target: Target, hops: number): Promise<Variant[]> {
   };
   await Promise.all(Array.from({ length: 16 }, walker));
   return variants;
-}
-
-function perAccount(query: string): Variant[] {
-  return ACCOUNTS.map((account) => ({ path: `${LIST_PATH}?${query}`, secret: benchSecret(account) }));
-}
-
-function qVariants(): Variant[] {
-  // Every account with every fragment, interleaved so consecutive requests differ in both.
-  return ACCOUNTS.flatMap((account, i) =>
-    Q_FRAGMENTS.map((_, j) => ({
-      path: `${LIST_PATH}?q=${encodeURIComponent(Q_FRAGMENTS[(i + j) % Q_FRAGMENTS.length] as string)}`,
-      secret: benchSecret(account),
-    })),
-  );
 }
 
 /** The floor must return exactly the service's rows, or the comparison means nothing. */
@@ -223,17 +198,8 @@ async function main(): Promise<void> {
   const machine = await describeMachine(databaseUrl);
   // The service and the three floors keep pools of 20 each.
   await warnIfFewConnections(databaseUrl, 4 * 20 + 2, log);
-  const env = {
-    NODE_ENV: 'production',
-    DATABASE_URL: databaseUrl,
-    APP_ROLE: 'api',
-    LOG_LEVEL: 'warn',
-    RATE_LIMIT_PER_MINUTE: '0',
-    QUEUE_PREFIX: 'kyc-bench',
-    ADMIN_TOKEN: BENCH_ADMIN_TOKEN,
-    INTERNAL_API_TOKEN: BENCH_INTERNAL_API_TOKEN,
-    SECRET_ENCRYPTION_KEY: BENCH_SECRET_ENCRYPTION_KEY,
-  };
+  const env = serviceEnv(databaseUrl);
+
   const started: Target[] = [];
   try {
     const service = await startTarget('service', SERVICE_MAIN, env, '/health/live');
