@@ -5,6 +5,8 @@ import { v7 as uuidv7 } from 'uuid';
 import { AccountSecret } from 'src/accounts/account-secret.entity';
 import { Account } from 'src/accounts/account.entity';
 import { activeSecretCondition, webhookUrlOf } from 'src/accounts/account-sql';
+import { CredentialCache } from 'src/accounts/credential-cache';
+import { credentialLookups, notifyCredentialChange } from 'src/accounts/credential-changes';
 import { encryptSecret, generateWebhookSecret, hashSecret, looksLikeWebhookSecret } from 'src/accounts/secret-crypto';
 import { webhookUrlProblem } from 'src/accounts/webhook-url';
 import { ApiError } from 'src/common/api-error';
@@ -26,6 +28,7 @@ export class AccountsService {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly credentials: CredentialCache,
   ) {}
 
   async create(name: string, webhookUrl: string | null): Promise<CreatedAccount> {
@@ -36,6 +39,7 @@ export class AccountsService {
     await this.dataSource.transaction(async (manager) => {
       await manager.insert(Account, account);
       await manager.insert(AccountSecret, this.secretRow(account.id, secret, now));
+      await notifyCredentialChange(manager, account.id);
     });
     return { account, secret };
   }
@@ -56,14 +60,12 @@ export class AccountsService {
     if (changes.name !== undefined) account.name = changes.name;
     if (changes.webhookUrl !== undefined) account.webhookUrl = changes.webhookUrl;
     account.updatedAt = new Date();
-    await this.dataSource.getRepository(Account).update(
-      { id },
-      {
-        name: account.name,
-        webhookUrl: account.webhookUrl,
-        updatedAt: account.updatedAt,
-      },
-    );
+    await this.dataSource.transaction(async (manager) => {
+      const { name, webhookUrl, updatedAt } = account;
+      await manager.update(Account, { id }, { name, webhookUrl, updatedAt });
+      await notifyCredentialChange(manager, id);
+    });
+    this.credentials.invalidateAccount(id);
     return account;
   }
 
@@ -72,7 +74,7 @@ export class AccountsService {
    * the grace of an earlier rotation stops at once.
    */
   async rotateSecret(id: string, graceSeconds: number): Promise<RotatedSecret> {
-    return this.dataSource.transaction(async (manager) => {
+    const rotated = await this.dataSource.transaction(async (manager) => {
       const locked = await manager
         .getRepository(Account)
         .findOne({ where: { id }, lock: { mode: 'pessimistic_write' } });
@@ -84,18 +86,43 @@ export class AccountsService {
       const result = await secrets.update({ accountId: id, expiresAt: IsNull() }, { expiresAt: previousExpiresAt });
       const secret = generateWebhookSecret();
       await secrets.insert(this.secretRow(id, secret, now));
+      await notifyCredentialChange(manager, id);
       return { secret, previousExpiresAt: result.affected ? previousExpiresAt : null };
     });
+    // Other processes hear the NOTIFY; this one need not wait for its own.
+    this.credentials.invalidateAccount(id);
+    return rotated;
   }
 
-  /** The account a client credential belongs to, or null for any kind of bad credential. */
+  /**
+   * The account a client credential belongs to, or null for any kind of bad credential. Served from
+   * the credential cache while it is trusted; a hit first lets pending I/O run once, so a change
+   * notification already received is applied before the answer.
+   */
   async accountIdForSecret(credential: string): Promise<string | null> {
     if (!looksLikeWebhookSecret(credential)) return null;
-    const rows: { account_id: string }[] = await this.dataSource.query(
-      `SELECT s.account_id FROM account_secrets s WHERE s.secret_hash = $1 AND ${activeSecretCondition('s')}`,
-      [hashSecret(credential)],
+    const hash = hashSecret(credential);
+    const key = hash.toString('base64');
+    if (this.credentials.get(key) !== undefined) {
+      await new Promise(setImmediate);
+      const cached = this.credentials.get(key);
+      if (cached !== undefined) {
+        credentialLookups.inc({ source: 'cache' });
+        return cached;
+      }
+    }
+    credentialLookups.inc({ source: 'database' });
+    const generation = this.credentials.generation;
+    const startedAt = Date.now();
+    const rows: { account_id: string; remaining_ms: number | null }[] = await this.dataSource.query(
+      `SELECT s.account_id, (EXTRACT(EPOCH FROM s.expires_at - now()) * 1000)::float8 AS remaining_ms
+         FROM account_secrets s WHERE s.secret_hash = $1 AND ${activeSecretCondition('s')}`,
+      [hash],
     );
-    return rows[0]?.account_id ?? null;
+    const row = rows[0];
+    if (!row) return null;
+    this.credentials.set(key, row.account_id, row.remaining_ms, generation, startedAt);
+    return row.account_id;
   }
 
   /** The account's webhook URL; null when it has none or does not exist. */

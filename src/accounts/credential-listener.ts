@@ -1,0 +1,105 @@
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { Client } from 'pg';
+import { CredentialCache } from 'src/accounts/credential-cache';
+import { CREDENTIAL_CHANNEL, credentialListenerUp, reconnectDelayMs } from 'src/accounts/credential-changes';
+import type { AppConfig } from 'src/config/app-config';
+import { APP_CONFIG } from 'src/config/config.module';
+
+/** How the listener's session shows in pg_stat_activity. */
+export const LISTENER_APPLICATION_NAME = 'kyc-credential-listener';
+/** A round trip on the listening connection this often finds a silently dead one... */
+const HEARTBEAT_INTERVAL_MS = 15_000;
+/** ...when it goes unanswered this long. */
+const HEARTBEAT_TIMEOUT_MS = 5_000;
+
+/**
+ * Keeps this API process's credential cache honest: one dedicated connection LISTENs for
+ * credential changes and invalidates the account each notification names. The cache is trusted only
+ * while that connection is up and listening; when it drops, every look-up goes to the database until
+ * a reconnect (with backoff) succeeds, which starts the cache empty, as notifications were missed.
+ */
+@Injectable()
+export class CredentialListener implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger(CredentialListener.name);
+  private client?: Client;
+  private failures = 0;
+  private stopped = false;
+  private retryTimer?: NodeJS.Timeout;
+  private heartbeatTimer?: NodeJS.Timeout;
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly cache: CredentialCache,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    // Not awaited: until it listens, the cache is simply not used.
+    void this.connect();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.retryTimer);
+    clearInterval(this.heartbeatTimer);
+    const client = this.client;
+    this.client = undefined;
+    this.cache.distrust();
+    credentialListenerUp.set(0);
+    await client?.end().catch(() => undefined);
+  }
+
+  private async connect(): Promise<void> {
+    const client = new Client({
+      connectionString: this.config.databaseUrl,
+      application_name: LISTENER_APPLICATION_NAME,
+      connectionTimeoutMillis: 5_000,
+      keepAlive: true,
+      keepAliveInitialDelayMillis: 10_000,
+    });
+    this.client = client;
+    client.on('notification', ({ payload }) =>
+      payload ? this.cache.invalidateAccount(payload) : this.cache.invalidateAll(),
+    );
+    client.on('error', (error) => this.lost(client, error.message));
+    client.on('end', () => this.lost(client, 'connection closed'));
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${CREDENTIAL_CHANNEL}`);
+    } catch (error) {
+      this.lost(client, (error as Error).message);
+      return;
+    }
+    if (client !== this.client) return;
+    this.failures = 0;
+    this.cache.trust();
+    credentialListenerUp.set(1);
+    this.heartbeatTimer = setInterval(() => this.heartbeat(client), HEARTBEAT_INTERVAL_MS).unref();
+    this.logger.log('listening for credential changes; credential cache in use');
+  }
+
+  private heartbeat(client: Client): void {
+    const deadline = setTimeout(() => this.lost(client, 'heartbeat unanswered'), HEARTBEAT_TIMEOUT_MS).unref();
+    client.query('SELECT 1').then(
+      () => clearTimeout(deadline),
+      () => clearTimeout(deadline), // a failed query also ends the connection: 'error' or 'end' follows
+    );
+  }
+
+  /** Stops trusting the cache at once, drops the connection and schedules a reconnect. */
+  private lost(client: Client, reason: string): void {
+    if (client !== this.client) return;
+    this.client = undefined;
+    this.cache.distrust();
+    credentialListenerUp.set(0);
+    clearInterval(this.heartbeatTimer);
+    // With a query in flight (an unanswered heartbeat) end() destroys the socket rather than waiting.
+    void client.end().catch(() => undefined);
+    if (this.stopped) return;
+    const delay = reconnectDelayMs(this.failures);
+    this.failures += 1;
+    this.logger.warn(
+      `credential listener down (${reason}); credentials are read from the database; retry in ${delay} ms`,
+    );
+    this.retryTimer = setTimeout(() => void this.connect(), delay).unref();
+  }
+}
