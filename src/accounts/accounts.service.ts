@@ -6,7 +6,8 @@ import { AccountSecret } from 'src/accounts/account-secret.entity';
 import { Account } from 'src/accounts/account.entity';
 import { activeSecretCondition, webhookUrlOf } from 'src/accounts/account-sql';
 import { CredentialCache } from 'src/accounts/credential-cache';
-import { credentialLookups, notifyCredentialChange } from 'src/accounts/credential-changes';
+import { CredentialChangeFeed } from 'src/accounts/credential-change-feed';
+import { credentialLookups } from 'src/accounts/credential-changes';
 import { encryptSecret, generateWebhookSecret, hashSecret, looksLikeWebhookSecret } from 'src/accounts/secret-crypto';
 import { webhookUrlProblem } from 'src/accounts/webhook-url';
 import { ApiError } from 'src/common/api-error';
@@ -29,6 +30,7 @@ export class AccountsService {
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly credentials: CredentialCache,
+    private readonly credentialChanges: CredentialChangeFeed,
   ) {}
 
   async create(name: string, webhookUrl: string | null): Promise<CreatedAccount> {
@@ -36,10 +38,9 @@ export class AccountsService {
     const now = new Date();
     const account = Object.assign(new Account(), { id: uuidv7(), name, webhookUrl, createdAt: now, updatedAt: now });
     const secret = generateWebhookSecret();
-    await this.dataSource.transaction(async (manager) => {
+    await this.credentialChanges.change(account.id, async (manager) => {
       await manager.insert(Account, account);
       await manager.insert(AccountSecret, this.secretRow(account.id, secret, now));
-      await notifyCredentialChange(manager, account.id);
     });
     return { account, secret };
   }
@@ -60,12 +61,10 @@ export class AccountsService {
     if (changes.name !== undefined) account.name = changes.name;
     if (changes.webhookUrl !== undefined) account.webhookUrl = changes.webhookUrl;
     account.updatedAt = new Date();
-    await this.dataSource.transaction(async (manager) => {
+    await this.credentialChanges.change(id, async (manager) => {
       const { name, webhookUrl, updatedAt } = account;
       await manager.update(Account, { id }, { name, webhookUrl, updatedAt });
-      await notifyCredentialChange(manager, id);
     });
-    this.credentials.invalidateAccount(id);
     return account;
   }
 
@@ -74,24 +73,24 @@ export class AccountsService {
    * the grace of an earlier rotation stops at once.
    */
   async rotateSecret(id: string, graceSeconds: number): Promise<RotatedSecret> {
-    const rotated = await this.dataSource.transaction(async (manager) => {
-      const locked = await manager
-        .getRepository(Account)
-        .findOne({ where: { id }, lock: { mode: 'pessimistic_write' } });
-      if (!locked) throw ApiError.notFound('account');
-      const now = new Date();
-      const secrets = manager.getRepository(AccountSecret);
-      await secrets.update({ accountId: id, expiresAt: MoreThan(now) }, { expiresAt: now });
-      const previousExpiresAt = new Date(now.getTime() + graceSeconds * 1000);
-      const result = await secrets.update({ accountId: id, expiresAt: IsNull() }, { expiresAt: previousExpiresAt });
-      const secret = generateWebhookSecret();
-      await secrets.insert(this.secretRow(id, secret, now));
-      await notifyCredentialChange(manager, id);
-      return { secret, previousExpiresAt: result.affected ? previousExpiresAt : null };
-    });
-    // Other processes hear the NOTIFY; this one need not wait for its own.
-    this.credentials.invalidateAccount(id);
-    return rotated;
+    return this.credentialChanges.change(
+      id,
+      async (manager) => {
+        const locked = await manager
+          .getRepository(Account)
+          .findOne({ where: { id }, lock: { mode: 'pessimistic_write' } });
+        if (!locked) throw ApiError.notFound('account');
+        const now = new Date();
+        const secrets = manager.getRepository(AccountSecret);
+        await secrets.update({ accountId: id, expiresAt: MoreThan(now) }, { expiresAt: now });
+        const previousExpiresAt = new Date(now.getTime() + graceSeconds * 1000);
+        const result = await secrets.update({ accountId: id, expiresAt: IsNull() }, { expiresAt: previousExpiresAt });
+        const secret = generateWebhookSecret();
+        await secrets.insert(this.secretRow(id, secret, now));
+        return { secret, previousExpiresAt: result.affected ? previousExpiresAt : null };
+      },
+      { confirm: true },
+    );
   }
 
   /**

@@ -1,14 +1,12 @@
 import { Counter, Gauge } from 'prom-client';
-import type { EntityManager } from 'typeorm';
 import { metricsRegistry } from 'src/common/metrics';
 
-/** The NOTIFY channel carrying the id of an account whose secrets or settings changed. */
+/** The NOTIFY channel of credential changes; the payload is `<account id> <change id>`. */
 export const CREDENTIAL_CHANNEL = 'account_credentials';
-
-/** Sent inside the caller's transaction, so every listener hears it exactly when the change commits. */
-export async function notifyCredentialChange(manager: EntityManager, accountId: string): Promise<void> {
-  await manager.query('SELECT pg_notify($1, $2)', [CREDENTIAL_CHANNEL, accountId]);
-}
+/** Where each API process acknowledges a change it applied (the payload repeated). */
+export const CREDENTIAL_ACK_CHANNEL = 'account_credentials_applied';
+/** How the listener's session shows in pg_stat_activity (the rotation counts them). */
+export const LISTENER_APPLICATION_NAME = 'kyc-credential-listener';
 
 /** The listener's wait before reconnect attempt `failures` (0-based): 0.5 s doubling up to 10 s. */
 export function reconnectDelayMs(failures: number): number {

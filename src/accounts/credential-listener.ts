@@ -1,12 +1,17 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { Client } from 'pg';
 import { CredentialCache } from 'src/accounts/credential-cache';
-import { CREDENTIAL_CHANNEL, credentialListenerUp, reconnectDelayMs } from 'src/accounts/credential-changes';
+import { ChangeAcknowledgements } from 'src/accounts/credential-acks';
+import {
+  CREDENTIAL_ACK_CHANNEL,
+  CREDENTIAL_CHANNEL,
+  LISTENER_APPLICATION_NAME,
+  credentialListenerUp,
+  reconnectDelayMs,
+} from 'src/accounts/credential-changes';
 import type { AppConfig } from 'src/config/app-config';
 import { APP_CONFIG } from 'src/config/config.module';
 
-/** How the listener's session shows in pg_stat_activity. */
-export const LISTENER_APPLICATION_NAME = 'kyc-credential-listener';
 /** A round trip on the listening connection this often finds a silently dead one... */
 const HEARTBEAT_INTERVAL_MS = 15_000;
 /** ...when it goes unanswered this long. */
@@ -30,6 +35,7 @@ export class CredentialListener implements OnApplicationBootstrap, OnApplication
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly cache: CredentialCache,
+    private readonly acks: ChangeAcknowledgements,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -57,14 +63,12 @@ export class CredentialListener implements OnApplicationBootstrap, OnApplication
       keepAliveInitialDelayMillis: 10_000,
     });
     this.client = client;
-    client.on('notification', ({ payload }) =>
-      payload ? this.cache.invalidateAccount(payload) : this.cache.invalidateAll(),
-    );
+    client.on('notification', ({ channel, payload = '' }) => this.notified(client, channel, payload));
     client.on('error', (error) => this.lost(client, error.message));
     client.on('end', () => this.lost(client, 'connection closed'));
     try {
       await client.connect();
-      await client.query(`LISTEN ${CREDENTIAL_CHANNEL}`);
+      await client.query(`LISTEN ${CREDENTIAL_CHANNEL}; LISTEN ${CREDENTIAL_ACK_CHANNEL}`);
     } catch (error) {
       this.lost(client, (error as Error).message);
       return;
@@ -75,6 +79,15 @@ export class CredentialListener implements OnApplicationBootstrap, OnApplication
     credentialListenerUp.set(1);
     this.heartbeatTimer = setInterval(() => this.heartbeat(client), HEARTBEAT_INTERVAL_MS).unref();
     this.logger.log('listening for credential changes; credential cache in use');
+  }
+
+  private notified(client: Client, channel: string, payload: string): void {
+    if (channel === CREDENTIAL_ACK_CHANNEL) return this.acks.received(payload);
+    const accountId = payload.split(' ')[0];
+    if (accountId) this.cache.invalidateAccount(accountId);
+    else this.cache.invalidateAll();
+    // Lost with the connection at worst: the changing process then answers after its wait.
+    client.query('SELECT pg_notify($1, $2)', [CREDENTIAL_ACK_CHANNEL, payload]).catch(() => undefined);
   }
 
   private heartbeat(client: Client): void {
