@@ -19,9 +19,11 @@ const HEARTBEAT_TIMEOUT_MS = 5_000;
 
 /**
  * Keeps this API process's credential cache honest: one dedicated connection LISTENs for
- * credential changes and invalidates the account each notification names. The cache is trusted only
- * while that connection is up and listening; when it drops, every look-up goes to the database until
- * a reconnect (with backoff) succeeds, which starts the cache empty, as notifications were missed.
+ * credential changes, invalidates the account each notification names and acknowledges it (a
+ * rotation waits for every process's acknowledgement, see CredentialChangeFeed). The cache is
+ * trusted only while that connection is up and listening; when it drops, every look-up goes to the
+ * database until a reconnect (with backoff) succeeds, which starts the cache empty, as
+ * notifications were missed meanwhile.
  */
 @Injectable()
 export class CredentialListener implements OnApplicationBootstrap, OnApplicationShutdown {
