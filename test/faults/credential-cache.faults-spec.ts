@@ -137,6 +137,11 @@ describe('credential cache across 2 API processes', () => {
       max_first_401_sent_after_rotation_start_ms: max('firstRefusalMs').toFixed(1),
       max_rotate_round_trip_ms: max('rotateMs').toFixed(1),
       min_b_cache_hits_per_round: Math.min(...rounds.map((r) => r.hits)),
+      // Rotations that answered after the 1 s wait without every process's acknowledgement.
+      unconfirmed_rotations: a.output
+        .join('')
+        .split('\n')
+        .filter((line) => /not confirmed/.test(line)).length,
     });
     for (const r of rounds.filter((r) => r.stale > 0)) console.log('round with a stale 200', r);
     // Every round was served from B's cache, so the figures above measure the cross-process window.
