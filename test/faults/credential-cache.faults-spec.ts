@@ -1,6 +1,6 @@
 import type { Pool } from 'pg';
 import { TestApp, startApp } from '../helpers/test-app';
-import { ApiClient, report, runDb, sleep, tokens, waitUntil } from './harness';
+import { ApiClient, report, runDb, sleep, startPausableProxy, tokens, waitUntil } from './harness';
 
 const ROUNDS = 50;
 const LIST = '/api/v1/public/kyc/verifications';
@@ -81,7 +81,6 @@ describe('credential cache across 2 API processes', () => {
     // The listener closes with the application: a clean exit, and no error logged by it.
     expect(codes).toEqual([0, 0]);
     const lines = [...a.output, ...b.output].join('').split('\n');
-    console.log(lines.filter((line) => /CredentialListener/.test(line)).join('\n'));
     expect(lines.filter((line) => /CredentialListener/.test(line) && /error/i.test(line))).toEqual([]);
   });
 
@@ -185,5 +184,27 @@ describe('credential cache across 2 API processes', () => {
     expect(await publicStatus(b, rotated.secret)).toBe(200);
     expect((await credentialMetrics(b)).cache).toBe(back.cache + 1);
     expect(b.output.join('')).toMatch(/credential listener down/);
+  });
+
+  it('a listener connection that goes silent (a partition) is noticed by its heartbeat, and the listener reconnects once the network is back', async () => {
+    const proxy = await startPausableProxy(5432);
+    const url = new URL(process.env.DATABASE_URL as string);
+    url.host = `127.0.0.1:${proxy.port}`;
+    const c = await startApp({ ...env, DATABASE_URL: url.toString() });
+    try {
+      await waitUntil(async () => (await credentialMetrics(c)).up === 1, 10_000, 'the listener of C');
+      proxy.pause();
+      const pausedAt = Date.now();
+      // Heartbeat every 15 s, unanswered after 5 s: the cache is dropped within about 20 s.
+      await waitUntil(async () => (await credentialMetrics(c)).up === 0, 30_000, 'C to give up on its listener', 500);
+      const noticedAfterMs = Date.now() - pausedAt;
+      proxy.resume();
+      await waitUntil(async () => (await credentialMetrics(c)).up === 1, 30_000, 'the listener of C to come back', 500);
+      report('credential-cache partition', { listener_down_noticed_after_ms: noticedAfterMs });
+      expect(c.output.join('')).toMatch(/credential listener down \(heartbeat unanswered\)/);
+    } finally {
+      await c.close();
+      await proxy.close();
+    }
   });
 });
