@@ -4,11 +4,20 @@ import { AccountSecret } from 'src/accounts/account-secret.entity';
 import { Account } from 'src/accounts/account.entity';
 import { AccountsService } from 'src/accounts/accounts.service';
 import { AdminAccountsController } from 'src/accounts/admin-accounts.controller';
+import { ChangeAcknowledgements } from 'src/accounts/credential-acks';
+import { CredentialCache } from 'src/accounts/credential-cache';
+import { CredentialChangeFeed } from 'src/accounts/credential-change-feed';
 
 @Module({
   imports: [TypeOrmModule.forFeature([Account, AccountSecret])],
   controllers: [AdminAccountsController],
-  providers: [AccountsService],
-  exports: [AccountsService],
+  // The cache stays unused (every look-up queries) unless CredentialListenerModule runs beside it.
+  providers: [
+    AccountsService,
+    CredentialChangeFeed,
+    { provide: CredentialCache, useFactory: () => new CredentialCache() },
+    { provide: ChangeAcknowledgements, useFactory: () => new ChangeAcknowledgements() },
+  ],
+  exports: [AccountsService, CredentialCache, ChangeAcknowledgements],
 })
 export class AccountsModule {}

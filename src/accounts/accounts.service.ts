@@ -5,6 +5,9 @@ import { v7 as uuidv7 } from 'uuid';
 import { AccountSecret } from 'src/accounts/account-secret.entity';
 import { Account } from 'src/accounts/account.entity';
 import { activeSecretCondition, webhookUrlOf } from 'src/accounts/account-sql';
+import { CredentialCache } from 'src/accounts/credential-cache';
+import { CredentialChangeFeed } from 'src/accounts/credential-change-feed';
+import { credentialLookups } from 'src/accounts/credential-changes';
 import { encryptSecret, generateWebhookSecret, hashSecret, looksLikeWebhookSecret } from 'src/accounts/secret-crypto';
 import { webhookUrlProblem } from 'src/accounts/webhook-url';
 import { ApiError } from 'src/common/api-error';
@@ -26,6 +29,8 @@ export class AccountsService {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly credentials: CredentialCache,
+    private readonly credentialChanges: CredentialChangeFeed,
   ) {}
 
   async create(name: string, webhookUrl: string | null): Promise<CreatedAccount> {
@@ -33,7 +38,7 @@ export class AccountsService {
     const now = new Date();
     const account = Object.assign(new Account(), { id: uuidv7(), name, webhookUrl, createdAt: now, updatedAt: now });
     const secret = generateWebhookSecret();
-    await this.dataSource.transaction(async (manager) => {
+    await this.credentialChanges.change(account.id, async (manager) => {
       await manager.insert(Account, account);
       await manager.insert(AccountSecret, this.secretRow(account.id, secret, now));
     });
@@ -56,14 +61,10 @@ export class AccountsService {
     if (changes.name !== undefined) account.name = changes.name;
     if (changes.webhookUrl !== undefined) account.webhookUrl = changes.webhookUrl;
     account.updatedAt = new Date();
-    await this.dataSource.getRepository(Account).update(
-      { id },
-      {
-        name: account.name,
-        webhookUrl: account.webhookUrl,
-        updatedAt: account.updatedAt,
-      },
-    );
+    await this.credentialChanges.change(id, async (manager) => {
+      const { name, webhookUrl, updatedAt } = account;
+      await manager.update(Account, { id }, { name, webhookUrl, updatedAt });
+    });
     return account;
   }
 
@@ -72,30 +73,51 @@ export class AccountsService {
    * the grace of an earlier rotation stops at once.
    */
   async rotateSecret(id: string, graceSeconds: number): Promise<RotatedSecret> {
-    return this.dataSource.transaction(async (manager) => {
-      const locked = await manager
-        .getRepository(Account)
-        .findOne({ where: { id }, lock: { mode: 'pessimistic_write' } });
-      if (!locked) throw ApiError.notFound('account');
-      const now = new Date();
-      const secrets = manager.getRepository(AccountSecret);
-      await secrets.update({ accountId: id, expiresAt: MoreThan(now) }, { expiresAt: now });
-      const previousExpiresAt = new Date(now.getTime() + graceSeconds * 1000);
-      const result = await secrets.update({ accountId: id, expiresAt: IsNull() }, { expiresAt: previousExpiresAt });
-      const secret = generateWebhookSecret();
-      await secrets.insert(this.secretRow(id, secret, now));
-      return { secret, previousExpiresAt: result.affected ? previousExpiresAt : null };
-    });
+    return this.credentialChanges.change(
+      id,
+      async (manager) => {
+        const locked = await manager
+          .getRepository(Account)
+          .findOne({ where: { id }, lock: { mode: 'pessimistic_write' } });
+        if (!locked) throw ApiError.notFound('account');
+        const now = new Date();
+        const secrets = manager.getRepository(AccountSecret);
+        await secrets.update({ accountId: id, expiresAt: MoreThan(now) }, { expiresAt: now });
+        const previousExpiresAt = new Date(now.getTime() + graceSeconds * 1000);
+        const result = await secrets.update({ accountId: id, expiresAt: IsNull() }, { expiresAt: previousExpiresAt });
+        const secret = generateWebhookSecret();
+        await secrets.insert(this.secretRow(id, secret, now));
+        return { secret, previousExpiresAt: result.affected ? previousExpiresAt : null };
+      },
+      { confirm: true },
+    );
   }
 
-  /** The account a client credential belongs to, or null for any kind of bad credential. */
+  /**
+   * The account a client credential belongs to, or null for any kind of bad credential: from the
+   * credential cache while it is trusted, else from the database.
+   */
   async accountIdForSecret(credential: string): Promise<string | null> {
     if (!looksLikeWebhookSecret(credential)) return null;
-    const rows: { account_id: string }[] = await this.dataSource.query(
-      `SELECT s.account_id FROM account_secrets s WHERE s.secret_hash = $1 AND ${activeSecretCondition('s')}`,
-      [hashSecret(credential)],
+    const hash = hashSecret(credential);
+    const key = hash.toString('base64');
+    const cached = this.credentials.get(key);
+    if (cached !== undefined) {
+      credentialLookups.inc({ source: 'cache' });
+      return cached;
+    }
+    credentialLookups.inc({ source: 'database' });
+    const generation = this.credentials.generation;
+    const startedAt = Date.now();
+    const rows: { account_id: string; remaining_ms: number | null }[] = await this.dataSource.query(
+      `SELECT s.account_id, (EXTRACT(EPOCH FROM s.expires_at - now()) * 1000)::float8 AS remaining_ms
+         FROM account_secrets s WHERE s.secret_hash = $1 AND ${activeSecretCondition('s')}`,
+      [hash],
     );
-    return rows[0]?.account_id ?? null;
+    const row = rows[0];
+    if (!row) return null;
+    this.credentials.set(key, row.account_id, row.remaining_ms, generation, startedAt);
+    return row.account_id;
   }
 
   /** The account's webhook URL; null when it has none or does not exist. */

@@ -272,7 +272,7 @@ export async function figures(
 }
 
 /** One greppable line per scenario (also appended to FAULT_FIGURES_FILE when set). */
-export function report(scenario: string, result: Figures): void {
+export function report(scenario: string, result: Record<string, number | string>): void {
   const line = `FIGURES ${scenario}: ${Object.entries(result)
     .map(([key, value]) => `${key}=${value}`)
     .join(' ')}\n`;
