@@ -9,12 +9,11 @@ import { SqlParams } from 'src/common/sql-params';
 import { onPrimary, onReplica } from 'src/database/read-replica';
 import { VerificationStatusHistory } from 'src/verifications/verification-status-history.entity';
 import { VERIFICATION_COLUMNS, Verification } from 'src/verifications/verification.entity';
-import {
+import type {
   VerificationDetailResponseDto,
   VerificationResponseDto,
-  toVerificationDetail,
-  toVerificationResponse,
-} from 'src/verifications/verification.mapper';
+} from 'src/verifications/verification-response.dto';
+import { toVerificationDetail, toVerificationResponse } from 'src/verifications/verification.mapper';
 import { applyTransition, checkTransition, mergeApplicant } from 'src/verifications/verification-transition';
 import type { CreateVerificationDto, TransitionVerificationDto } from 'src/verifications/verifications.dto';
 import { WebhookDispatcher } from 'src/webhooks/webhook-dispatcher.service';
