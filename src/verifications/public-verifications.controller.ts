@@ -40,7 +40,9 @@ export class PublicVerificationsController {
     return this.search.list(accountId, query);
   }
 
+  /** Answers JSON text written by PostgreSQL, like the list. */
   @Get(':id')
+  @Header('Content-Type', 'application/json; charset=utf-8')
   @ApiOperation({ summary: 'One verification with its status history' })
   @ApiOkResponse({ type: VerificationDetailResponseDto })
   @ApiErrors(
@@ -52,7 +54,7 @@ export class PublicVerificationsController {
     @CurrentAccountId() accountId: string,
     @Param('id', UuidParamPipe) id: string,
     @Query() query: GetVerificationQueryDto,
-  ): Promise<VerificationDetailResponseDto> {
+  ): Promise<string> {
     return this.verifications.getForAccount(accountId, id, minVersionOf(query));
   }
 

@@ -38,10 +38,11 @@ const DOCUMENT_JSON = `CASE WHEN document IS NULL THEN 'null' ELSE
 const METADATA_JSON = `json_strip_nulls(metadata::json)::text`;
 
 /**
- * The expression, over the unqualified columns of `verifications`. Every piece is non-null (a NULL
- * anywhere in a `||` chain would null the whole text), hence the coalesces.
+ * The object's text without its closing brace, over the unqualified columns of `verifications`.
+ * Every piece is non-null (a NULL anywhere in a `||` chain would null the whole text), hence the
+ * coalesces.
  */
-export const VERIFICATION_JSON_SQL = `'{"id":"' || id
+const FIELDS_JSON = `'{"id":"' || id
   || '","object":"verification","external_user_id":' || to_json(external_user_id)::text
   || ',"status":' || to_json(status)::text
   || ',"version":' || version
@@ -53,8 +54,17 @@ export const VERIFICATION_JSON_SQL = `'{"id":"' || id
   || ',"document":' || ${DOCUMENT_JSON}
   || ',"rejection_reasons":' || array_to_json(rejection_reasons)::text
   || ',"metadata":' || ${METADATA_JSON}
-  || ',"redacted_at":' || ${isoJsonOrNull('redacted_at')}
-  || '}'`;
+  || ',"redacted_at":' || ${isoJsonOrNull('redacted_at')}`;
+
+/** toVerificationResponse's text. */
+export const VERIFICATION_JSON_SQL = `${FIELDS_JSON} || '}'`;
+
+/** toVerificationDetail's text: the verification's own, then its status_history, oldest first. */
+const DETAIL_JSON_SQL = `${FIELDS_JSON} || ',"status_history":' || (
+  SELECT coalesce('[' || string_agg(
+           '{"status":' || to_json(history.status)::text || ',"at":' || ${isoJson('history.at')}
+           || ',"version":' || history.version || '}', ',' ORDER BY history.version) || ']', '[]')
+    FROM verification_status_history history WHERE history.verification_id = verifications.id) || '}'`;
 
 /** A list page's row: the verification's JSON text and its cursor key (the sort column's ISO text, the id). */
 export interface VerificationJsonRow {
@@ -67,3 +77,7 @@ export interface VerificationJsonRow {
 export function verificationJsonColumns(sortColumn: string): string {
   return `id, ${isoTextSql(sortColumn)} AS cursor_at, ${VERIFICATION_JSON_SQL} AS json`;
 }
+
+/** One verification of one account, as the detail route's JSON text, with the version read-your-writes checks. */
+export const VERIFICATION_DETAIL_SQL = `SELECT version, ${DETAIL_JSON_SQL} AS json
+  FROM verifications WHERE id = $1 AND account_id = $2`;
