@@ -1,13 +1,14 @@
 /**
- * A verification as the contract's JSON text, written by PostgreSQL, so that the list route's Node
- * side only joins row texts (docs/performance.md, "the list page written by PostgreSQL").
+ * A verification as the contract's JSON text, written by PostgreSQL, so that the list and detail
+ * routes' Node side only joins texts (docs/performance.md, "The list page written by PostgreSQL").
  *
- * It MUST agree with toVerificationResponse (verification.mapper.ts): the same fields in the same
- * order, the same values, and the bytes JSON.stringify would write for them.
- * test/verification-json.e2e-spec.ts checks both on random rows; change the two together.
+ * It MUST agree with toVerificationResponse and toVerificationDetail (verification.mapper.ts): the
+ * same fields in the same order, the same values, and the bytes JSON.stringify writes for them
+ * (metadata keys excepted: jsonb's order, see METADATA_JSON). test/verification-json.e2e-spec.ts
+ * checks both on random rows; change the two together.
  *
  * Built by concatenating to_json(...)::text pieces rather than json_build_object, which writes
- * `"k" : v, ` with spaces and cost more (measured in the commit that added this file).
+ * `"k" : v, ` with spaces and cost more (docs/performance.md).
  */
 
 /** A timestamptz as JS toISOString() writes it: UTC, milliseconds (the columns are timestamptz(3)). */
@@ -33,7 +34,8 @@ const DOCUMENT_JSON = `CASE WHEN document IS NULL THEN 'null' ELSE
 
 /**
  * jsonb's own text has a space after every colon and comma; json_strip_nulls re-emits it compact, in
- * jsonb's key order. metadata is a flat map of strings (the contract), so no null is there to strip.
+ * jsonb's key order (byte length, then bytes; JS would put integer-like keys such as "10" first).
+ * metadata is a flat map of strings (the contract), so no null is there to strip.
  */
 const METADATA_JSON = `json_strip_nulls(metadata::json)::text`;
 
