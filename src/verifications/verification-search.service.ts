@@ -18,16 +18,15 @@ const COLUMNS: Record<SortColumn, string> = {
   updated_at: verificationJsonColumns('updated_at'),
 };
 
-const sortOn = (
-  column: SortColumn,
-  direction: SortDirection,
-): KeysetSort<VerificationJsonRow> & { column: SortColumn } => ({
+type Sort = KeysetSort<VerificationJsonRow> & { column: SortColumn };
+
+const sortOn = (column: SortColumn, direction: SortDirection): Sort => ({
   column,
   direction,
   at: (row) => row.cursor_at,
 });
 
-const SORTS: Record<VerificationSort, KeysetSort<VerificationJsonRow> & { column: SortColumn }> = {
+const SORTS: Record<VerificationSort, Sort> = {
   '-created_at': sortOn('created_at', 'DESC'),
   created_at: sortOn('created_at', 'ASC'),
   '-updated_at': sortOn('updated_at', 'DESC'),
