@@ -23,13 +23,16 @@ const isoJsonOrNull = (column: string): string => `coalesce(${isoJson(column)}, 
 /** A jsonb field's value as JSON text (jsonb escapes strings as to_json does); null when missing. */
 const fieldJson = (object: string, key: string): string => `coalesce((${object}->'${key}')::text, 'null')`;
 
-const APPLICANT_JSON = `CASE WHEN applicant IS NULL THEN 'null' ELSE
+/** SQL NULL or JSON null: the mapper answers null for both. */
+const isNull = (column: string): string => `${column} IS NULL OR ${column} = 'null'::jsonb`;
+
+const APPLICANT_JSON = `CASE WHEN ${isNull('applicant')} THEN 'null' ELSE
   '{"first_name":' || ${fieldJson('applicant', 'first_name')}
   || ',"last_name":' || ${fieldJson('applicant', 'last_name')}
   || ',"date_of_birth":' || ${fieldJson('applicant', 'date_of_birth')}
   || ',"email":' || ${fieldJson('applicant', 'email')} || '}' END`;
 
-const DOCUMENT_JSON = `CASE WHEN document IS NULL THEN 'null' ELSE
+const DOCUMENT_JSON = `CASE WHEN ${isNull('document')} THEN 'null' ELSE
   '{"type":' || ${fieldJson('document', 'type')} || ',"country":' || ${fieldJson('document', 'country')} || '}' END`;
 
 /**

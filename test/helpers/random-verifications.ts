@@ -36,6 +36,13 @@ export const applicantValue = (extra?: fc.Arbitrary<string>) =>
 /** JS lists integer-like keys ("10") first; jsonb orders keys by byte length, then bytes. */
 const metadataKey = fc.oneof(text(40, 1), fc.nat({ max: 2 ** 32 }).map(String), fc.constantFrom('0', '007', '-1'));
 
+/** A jsonb column holding JSON null, not SQL NULL: the mapper reads both as null. */
+export const JSON_NULL = 'json-null';
+
+/** SQL NULL, JSON null, or the value. */
+const nullable = <T>(value: fc.Arbitrary<T>) =>
+  fc.oneof(fc.constant(null), fc.constant(JSON_NULL), value, value) as fc.Arbitrary<T | null | typeof JSON_NULL>;
+
 export interface RowFields {
   external_user_id: string;
   status: string;
@@ -44,8 +51,8 @@ export interface RowFields {
   updated_at: Date;
   submitted_at: Date | null;
   decided_at: Date | null;
-  applicant: Record<string, string | null> | null;
-  document: { type: string; country: string } | null;
+  applicant: Record<string, string | null> | null | typeof JSON_NULL;
+  document: { type: string; country: string } | null | typeof JSON_NULL;
   rejection_reasons: string[];
   metadata: Record<string, string>;
   redacted_at: Date | null;
@@ -62,7 +69,7 @@ export const rowFields = (dateOfBirth: fc.Arbitrary<string | null>): fc.Arbitrar
     updated_at: instant,
     submitted_at: fc.option(instant, { nil: null }),
     decided_at: fc.option(instant, { nil: null }),
-    applicant: fc.option(
+    applicant: nullable(
       fc.record(
         {
           first_name: applicantValue(),
@@ -72,14 +79,12 @@ export const rowFields = (dateOfBirth: fc.Arbitrary<string | null>): fc.Arbitrar
         },
         { requiredKeys: [] },
       ),
-      { nil: null },
     ),
-    document: fc.option(
+    document: nullable(
       fc.record({
         type: fc.constantFrom(...DOCUMENT_TYPES),
         country: fc.stringMatching(/^[A-Z]{2}$/),
       }),
-      { nil: null },
     ),
     rejection_reasons: fc.oneof(
       fc.constant<string[]>([]),
@@ -96,7 +101,8 @@ export const rowFields = (dateOfBirth: fc.Arbitrary<string | null>): fc.Arbitrar
 export async function insertRows(db: Pool, accountId: string, rows: RowFields[]): Promise<string[]> {
   const ids = rows.map(() => randomUUID());
   const iso = (value: Date | null) => value && value.toISOString();
-  const json = (value: object | null) => value && JSON.stringify(value);
+  const json = (value: object | null | typeof JSON_NULL) =>
+    value === JSON_NULL ? 'null' : value && JSON.stringify(value);
   await Promise.all(
     rows.map((row, i) =>
       db.query(
