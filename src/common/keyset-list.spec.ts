@@ -143,6 +143,34 @@ describe('keysetList', () => {
     expect(reads[1][1].slice(2)).toEqual([row(2).createdAt.toISOString(), row(2).id, 21]);
   });
 
+  it('takes the cursor key as text from a row serialised by SQL, and resumes after it alike', async () => {
+    interface TextRow {
+      id: string;
+      cursor_at: string;
+      json: string;
+    }
+    const textRow = (second: number): TextRow => ({
+      id: row(second).id,
+      cursor_at: row(second).createdAt.toISOString(),
+      json: `{"n":${second}}`,
+    });
+    const textSpec = (cursor?: string): KeysetListSpec<TextRow, string> => ({
+      ...spec(),
+      cursor,
+      limit: '2',
+      sort: { column: 'created_at', direction: 'DESC', at: (r) => r.cursor_at },
+      toJson: (r) => r.json,
+    });
+    const page = await keysetList(codec, textSpec(), async () => [textRow(1), textRow(2), textRow(3)]);
+    expect(page.data).toEqual(['{"n":1}', '{"n":2}']);
+    // The same cursor as for the Date-keyed row: the two kinds of row page alike.
+    const fromDates = await keysetList(codec, spec({ limit: '2' }), async () => [row(1), row(2), row(3)]);
+    expect(page.next_cursor).toBe(fromDates.next_cursor);
+    let values: unknown[] = [];
+    await keysetList(codec, textSpec(page.next_cursor ?? ''), async (_sql, v) => ((values = v), []));
+    expect(values.slice(2, 4)).toEqual([row(2).createdAt.toISOString(), row(2).id]);
+  });
+
   it('lets a route shape its own page query', async () => {
     const select = jest.fn(() => 'SELECT 1');
     await keysetList(codec, spec({ select, limit: '5' }), async () => []);

@@ -7,8 +7,11 @@ import { checkRange, optionalTimestamp } from 'src/common/timestamps';
 export interface KeysetSort<Row> {
   column: string;
   direction: SortDirection;
-  /** The row's value of `column`, where the next page starts. */
-  at: (row: Row) => Date;
+  /**
+   * The row's value of `column`, where the next page starts: a Date, or the same instant as ISO 8601
+   * text in UTC with milliseconds when the row comes pre-serialised from SQL.
+   */
+  at: (row: Row) => Date | string;
 }
 
 /** A filter the cursor is bound to (under `key`); when given, it adds its condition to the WHERE. */
@@ -150,5 +153,9 @@ export async function keysetList<Row extends { id: string }, Json>(
   };
   const sql = spec.select ? spec.select(page) : oneStep(spec.table, spec.columns, page);
   const rows = await read(sql, params.values);
-  return toPage(rows, limit, spec.toJson, (row) => ({ value: at(row).toISOString(), id: row.id }), codec, scope);
+  const positionOf = (row: Row) => {
+    const value = at(row);
+    return { value: typeof value === 'string' ? value : value.toISOString(), id: row.id };
+  };
+  return toPage(rows, limit, spec.toJson, positionOf, codec, scope);
 }

@@ -1,5 +1,5 @@
 import { ApiError } from 'src/common/api-error';
-import { keysetCondition, parseLimit } from 'src/common/pagination';
+import { keysetCondition, listPageJson, parseLimit } from 'src/common/pagination';
 import { SqlParams } from 'src/common/sql-params';
 
 function issueOf(fn: () => unknown): { status: number; code: string; field: string | undefined } {
@@ -40,6 +40,26 @@ describe('keysetCondition', () => {
     expect(params.values).toEqual(['account', '2026-01-01T00:00:00.000Z', '0193a6f2-1234-7abc-8def-0123456789ab']);
     expect(keysetCondition(new SqlParams(), 'updated_at', 'ASC', { value: 'x', id: 'y' })).toBe(
       '(updated_at, id) > ($1::timestamptz, $2::uuid)',
+    );
+  });
+});
+
+describe('listPageJson', () => {
+  it('joins JSON texts into the bytes JSON.stringify writes for the page', () => {
+    const items = [
+      { id: 'a', n: 1, s: 'é"\\\n' },
+      { id: 'b', list: [], nested: { x: null } },
+    ];
+    const texts = items.map((item) => JSON.stringify(item));
+    for (const [hasMore, cursor] of [
+      [true, 'eyJh.sig-_'],
+      [false, null],
+    ] as const) {
+      const page = { object: 'list' as const, data: texts, has_more: hasMore, next_cursor: cursor };
+      expect(listPageJson(page)).toBe(JSON.stringify({ ...page, data: items }));
+    }
+    expect(listPageJson({ object: 'list', data: [], has_more: false, next_cursor: null })).toBe(
+      '{"object":"list","data":[],"has_more":false,"next_cursor":null}',
     );
   });
 });

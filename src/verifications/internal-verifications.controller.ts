@@ -6,7 +6,7 @@ import { RequiresCredential } from 'src/common/credentials';
 import { UndeclaredInputGuard } from 'src/common/undeclared-input.guard';
 import { invalidId, UuidParamPipe } from 'src/common/uuid-param.pipe';
 import { TransitionRefusal } from 'src/verifications/verification-transition';
-import { VerificationResponseDto } from 'src/verifications/verification.mapper';
+import { VerificationResponseDto } from 'src/verifications/verification-response.dto';
 import { CreateVerificationDto, TransitionVerificationDto } from 'src/verifications/verifications.dto';
 import { VerificationsService } from 'src/verifications/verifications.service';
 

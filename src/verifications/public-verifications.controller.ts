@@ -1,9 +1,9 @@
-import { Controller, Get, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
+import { Controller, Get, Header, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiError } from 'src/common/api-error';
 import { ApiErrors } from 'src/common/api-error-responses';
 import { CurrentAccountId, RequiresCredential } from 'src/common/credentials';
-import { invalidCursor, type ListPage } from 'src/common/pagination';
+import { invalidCursor } from 'src/common/pagination';
 import { UndeclaredInputGuard } from 'src/common/undeclared-input.guard';
 import { invalidId, UuidParamPipe } from 'src/common/uuid-param.pipe';
 import { VerificationRedactor } from 'src/verifications/verification-redactor.service';
@@ -12,8 +12,7 @@ import { ListVerificationsQueryDto } from 'src/verifications/list-verifications.
 import {
   VerificationDetailResponseDto,
   VerificationListResponseDto,
-  VerificationResponseDto,
-} from 'src/verifications/verification.mapper';
+} from 'src/verifications/verification-response.dto';
 import { VerificationSearchService } from 'src/verifications/verification-search.service';
 import { VerificationsService } from 'src/verifications/verifications.service';
 
@@ -28,18 +27,22 @@ export class PublicVerificationsController {
     private readonly redactor: VerificationRedactor,
   ) {}
 
+  /**
+   * Answers the body as JSON text written by PostgreSQL (VerificationSearchService.list). Express would
+   * send a string as text/html, so the type is set here, before the handler runs.
+   */
   @Get()
+  @Header('Content-Type', 'application/json; charset=utf-8')
   @ApiOperation({ summary: "List and search the caller's verifications (keyset paging)" })
   @ApiOkResponse({ type: VerificationListResponseDto })
   @ApiErrors(ApiError.validation('limit', 'must not be greater than 100'), invalidCursor())
-  async list(
-    @CurrentAccountId() accountId: string,
-    @Query() query: ListVerificationsQueryDto,
-  ): Promise<ListPage<VerificationResponseDto>> {
+  async list(@CurrentAccountId() accountId: string, @Query() query: ListVerificationsQueryDto): Promise<string> {
     return this.search.list(accountId, query);
   }
 
+  /** Answers JSON text written by PostgreSQL, like the list. */
   @Get(':id')
+  @Header('Content-Type', 'application/json; charset=utf-8')
   @ApiOperation({ summary: 'One verification with its status history' })
   @ApiOkResponse({ type: VerificationDetailResponseDto })
   @ApiErrors(
@@ -51,7 +54,7 @@ export class PublicVerificationsController {
     @CurrentAccountId() accountId: string,
     @Param('id', UuidParamPipe) id: string,
     @Query() query: GetVerificationQueryDto,
-  ): Promise<VerificationDetailResponseDto> {
+  ): Promise<string> {
     return this.verifications.getForAccount(accountId, id, minVersionOf(query));
   }
 

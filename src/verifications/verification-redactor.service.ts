@@ -8,11 +8,8 @@ import { verificationsRedacted } from 'src/verifications/redaction-metrics';
 import { ERASED_FIELDS, REDACTED_EXTERNAL_USER_ID, redactVerification } from 'src/verifications/redacted-verification';
 import type { VerificationStatusHistory } from 'src/verifications/verification-status-history.entity';
 import { VERIFICATION_COLUMNS, Verification } from 'src/verifications/verification.entity';
-import {
-  type VerificationDetailResponseDto,
-  toVerificationDetail,
-  toVerificationResponse,
-} from 'src/verifications/verification.mapper';
+import type { VerificationDetailResponseDto } from 'src/verifications/verification-response.dto';
+import { toVerificationDetail, toVerificationResponse } from 'src/verifications/verification.mapper';
 import type { DeliveryJobSource } from 'src/webhooks/delivery-job';
 import {
   EVENT_BODIES_OF_VERIFICATIONS_SQL,

@@ -5,17 +5,32 @@ import { parseCommaList } from 'src/common/comma-list';
 import { CursorCodec } from 'src/common/cursor';
 import { CURSOR_CODEC } from 'src/common/cursor.provider';
 import { KeysetSort, PageSql, filter, keysetList } from 'src/common/keyset-list';
-import type { ListPage } from 'src/common/pagination';
+import { SortDirection, listPageJson } from 'src/common/pagination';
 import { onReplica } from 'src/database/read-replica';
-import { VERIFICATION_COLUMNS, type Verification } from 'src/verifications/verification.entity';
-import { VerificationResponseDto, toVerificationResponse } from 'src/verifications/verification.mapper';
+import { VerificationJsonRow, verificationJsonColumns } from 'src/verifications/verification-json.sql';
 import type { ListVerificationsQueryDto, VerificationSort } from 'src/verifications/list-verifications.query';
 
-const SORTS: Record<VerificationSort, KeysetSort<Verification>> = {
-  '-created_at': { column: 'created_at', direction: 'DESC', at: (row) => row.createdAt },
-  created_at: { column: 'created_at', direction: 'ASC', at: (row) => row.createdAt },
-  '-updated_at': { column: 'updated_at', direction: 'DESC', at: (row) => row.updatedAt },
-  updated_at: { column: 'updated_at', direction: 'ASC', at: (row) => row.updatedAt },
+type SortColumn = 'created_at' | 'updated_at';
+
+/** Per sort column, the select list: each row's JSON text, written by PostgreSQL, and its cursor key. */
+const COLUMNS: Record<SortColumn, string> = {
+  created_at: verificationJsonColumns('created_at'),
+  updated_at: verificationJsonColumns('updated_at'),
+};
+
+type Sort = KeysetSort<VerificationJsonRow> & { column: SortColumn };
+
+const sortOn = (column: SortColumn, direction: SortDirection): Sort => ({
+  column,
+  direction,
+  at: (row) => row.cursor_at,
+});
+
+const SORTS: Record<VerificationSort, Sort> = {
+  '-created_at': sortOn('created_at', 'DESC'),
+  created_at: sortOn('created_at', 'ASC'),
+  '-updated_at': sortOn('updated_at', 'DESC'),
+  updated_at: sortOn('updated_at', 'ASC'),
 };
 
 /** Escapes LIKE wildcards so q is always a literal substring. */
@@ -27,12 +42,13 @@ function likeLiteral(value: string): string {
  * With q, the page's keys come first from an index-only walk of the covering keyset index
  * (search_text is INCLUDEd), then only those rows are read: see docs/performance.md.
  */
-function keysThenRows({ where, orderBy, limit, column, direction }: PageSql): string {
-  return `SELECT ${VERIFICATION_COLUMNS} FROM (
+const keysThenRows =
+  (columns: string) =>
+  ({ where, orderBy, limit, column, direction }: PageSql): string =>
+    `SELECT ${columns} FROM (
            SELECT id AS page_id, ${column} AS page_at FROM verifications WHERE ${where} ${orderBy} LIMIT ${limit}
          ) page JOIN verifications ON verifications.id = page.page_id
          ORDER BY page.page_at ${direction}, page.page_id ${direction}`;
-}
 
 @Injectable()
 export class VerificationSearchService {
@@ -41,9 +57,11 @@ export class VerificationSearchService {
     @Inject(CURSOR_CODEC) private readonly cursors: CursorCodec,
   ) {}
 
-  async list(accountId: string, query: ListVerificationsQueryDto): Promise<ListPage<VerificationResponseDto>> {
+  /** The page as its response body, JSON text: the rows come serialised from SQL and are not parsed again. */
+  async list(accountId: string, query: ListVerificationsQueryDto): Promise<string> {
     const sort = query.sort ?? '-created_at';
-    return keysetList<Verification, VerificationResponseDto>(
+    const columns = COLUMNS[SORTS[sort].column];
+    const page = await keysetList<VerificationJsonRow, string>(
       this.cursors,
       {
         route: 'verifications',
@@ -51,7 +69,7 @@ export class VerificationSearchService {
         limit: query.limit,
         cursor: query.cursor,
         table: 'verifications',
-        columns: VERIFICATION_COLUMNS,
+        columns,
         filters: [
           filter(
             'statuses',
@@ -67,10 +85,11 @@ export class VerificationSearchService {
         ],
         sort: SORTS[sort],
         scope: { sort },
-        select: query.q === undefined ? undefined : keysThenRows,
-        toJson: toVerificationResponse,
+        select: query.q === undefined ? undefined : keysThenRows(columns),
+        toJson: (row) => row.json,
       },
       (sql, values) => onReplica(this.dataSource, (manager) => manager.query(sql, values)),
     );
+    return listPageJson(page);
   }
 }

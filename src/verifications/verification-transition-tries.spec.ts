@@ -4,9 +4,6 @@ import { UNLOCKED_TRIES, transitionWithRetries } from 'src/verifications/verific
 import type { VerificationStatus } from 'src/verifications/verification.types';
 import type { TransitionVerificationDto } from 'src/verifications/verifications.dto';
 
-// The mapper's OpenAPI decorators only describe the DTOs; @nestjs/swagger is ESM, which unit specs cannot load.
-jest.mock('@nestjs/swagger', () => ({ ApiProperty: () => () => undefined }));
-
 const ID = '0193a6f2-0000-7000-8000-000000000001';
 
 /**
