@@ -5,7 +5,6 @@ import helmet from 'helmet';
 import { AllExceptionsFilter, sendError } from 'src/common/all-exceptions.filter';
 import { ApiError } from 'src/common/api-error';
 import { httpMetricsMiddleware } from 'src/common/http-metrics';
-import { middlewareChain } from 'src/common/middleware-chain';
 import { httpLogMiddleware, logContextMiddleware } from 'src/common/logging/http-logging';
 import { rootLogger } from 'src/common/logging/root-logger';
 import { RequestWithId, requestIdFrom } from 'src/common/request-id';
@@ -109,21 +108,17 @@ export function configureHttp(nestApp: INestApplication, edge: HttpEdge = {}): v
   express_.disable('x-powered-by');
   express_.set('query parser', 'simple');
   express_.set('etag', false);
-  // One Express layer each side of the path-mounted public-API hook (see middlewareChain).
-  app.use(
-    middlewareChain([assignRequestId, logContextMiddleware, httpLogMiddleware(rootLogger()), httpMetricsMiddleware]),
-  );
+  app.use(assignRequestId);
+  app.use(logContextMiddleware);
+  app.use(httpLogMiddleware(rootLogger()));
+  app.use(httpMetricsMiddleware);
   if (edge.publicApi) app.use(PUBLIC_API_PREFIX, edge.publicApi);
-  app.use(
-    middlewareChain([
-      helmet({ contentSecurityPolicy: false }),
-      refuseContentEncoding,
-      requireJson,
-      express.json({ limit: BODY_LIMIT, strict: true, type: () => true, verify: refuseInvalidUtf8 }),
-      requireObjectBody,
-      rejectMalformedQuery,
-    ]),
-  );
+  app.use(helmet({ contentSecurityPolicy: false }));
+  app.use(refuseContentEncoding);
+  app.use(requireJson);
+  app.use(express.json({ limit: BODY_LIMIT, strict: true, type: () => true, verify: refuseInvalidUtf8 }));
+  app.use(requireObjectBody);
+  app.use(rejectMalformedQuery);
   app.useGlobalPipes(createValidationPipe());
   const filter = new AllExceptionsFilter(app.get(HttpAdapterHost));
   app.useGlobalFilters(filter);
