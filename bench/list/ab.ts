@@ -8,21 +8,14 @@
  * B/A ratios, their medians, and how many pairs favour B. A change is kept only if the pairs show it.
  *
  * Options: --a, --b (required), --pairs <n> (10), --seconds <s> (4, per slice), --connections <n>
- * (50), --query <string> (limit=20: the first page).
+ * (50), --query <string> (limit=20: the first page), --env KEY=VALUE (repeatable: service settings
+ * for both builds, over bench:list's, e.g. --env LOG_LEVEL=info).
  */
 import { readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
 import { FlagError, parseFlags, positiveInteger, readOptions } from '../common/flags';
-import {
-  BENCH_ADMIN_TOKEN,
-  BENCH_INTERNAL_API_TOKEN,
-  BENCH_SECRET_ENCRYPTION_KEY,
-  LARGE_ACCOUNTS,
-  MEDIUM_ACCOUNTS,
-  benchDatabaseUrl,
-  benchSecret,
-} from './bench-env';
-import { Target, startTarget } from './targets';
+import { LARGE_ACCOUNTS, MEDIUM_ACCOUNTS, benchDatabaseUrl, benchSecret } from './bench-env';
+import { Target, serviceEnv, startTarget } from './targets';
 
 interface Options {
   a: string;
@@ -31,6 +24,7 @@ interface Options {
   seconds: number;
   connections: number;
   query: string;
+  env: Record<string, string>;
 }
 
 interface Slice {
@@ -49,7 +43,14 @@ function parseOptions(argv: string[]): Options {
     seconds: { type: 'string' },
     connections: { type: 'string' },
     query: { type: 'string' },
+    env: { type: 'string', multiple: true },
   });
+  const env: Record<string, string> = {};
+  for (const pair of (values.env as string[] | undefined) ?? []) {
+    const at = pair.indexOf('=');
+    if (at < 1) throw new FlagError(`--env needs KEY=VALUE, got "${pair}"`);
+    env[pair.slice(0, at)] = pair.slice(at + 1);
+  }
   if (typeof values.a !== 'string' || typeof values.b !== 'string') throw new FlagError('--a and --b are required');
   return {
     a: values.a,
@@ -58,6 +59,7 @@ function parseOptions(argv: string[]): Options {
     seconds: positiveInteger(values, 'seconds', 4),
     connections: positiveInteger(values, 'connections', 50),
     query: typeof values.query === 'string' ? values.query : 'limit=20',
+    env,
   };
 }
 
@@ -117,17 +119,7 @@ function median(values: number[]): number {
 
 async function main(): Promise<void> {
   const options = readOptions('bench:list:ab', parseOptions);
-  const env = {
-    NODE_ENV: 'production',
-    DATABASE_URL: benchDatabaseUrl(),
-    APP_ROLE: 'api',
-    LOG_LEVEL: 'warn',
-    RATE_LIMIT_PER_MINUTE: '0',
-    QUEUE_PREFIX: 'kyc-bench',
-    ADMIN_TOKEN: BENCH_ADMIN_TOKEN,
-    INTERNAL_API_TOKEN: BENCH_INTERNAL_API_TOKEN,
-    SECRET_ENCRYPTION_KEY: BENCH_SECRET_ENCRYPTION_KEY,
-  };
+  const env = { ...serviceEnv(benchDatabaseUrl()), ...options.env };
   const a = await startTarget('A', options.a, env, '/health/live');
   const b = await startTarget('B', options.b, env, '/health/live').catch(async (error: unknown) => {
     await a.stop();
