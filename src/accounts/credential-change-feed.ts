@@ -42,7 +42,8 @@ export class CredentialChangeFeed {
         return value;
       });
       this.cache.invalidateAccount(accountId);
-      if (confirm) await this.confirmed(change);
+      // Committed: the caller must get its result (a new secret) even if the wait cannot be done.
+      if (confirm) await this.confirmed(change).catch((error: unknown) => this.unconfirmed((error as Error).message));
       return result;
     } finally {
       this.acks.forget(change);
@@ -58,8 +59,10 @@ export class CredentialChangeFeed {
       [LISTENER_APPLICATION_NAME],
     );
     if (!(await this.acks.wait(change, listeners, CONFIRM_WAIT_MS)))
-      this.logger.warn(
-        `a credential change was not confirmed by all ${listeners} API processes within ${CONFIRM_WAIT_MS} ms`,
-      );
+      this.unconfirmed(`not all ${listeners} API processes acknowledged within ${CONFIRM_WAIT_MS} ms`);
+  }
+
+  private unconfirmed(reason: string): void {
+    this.logger.warn(`a credential change was committed but not confirmed everywhere: ${reason}`);
   }
 }
