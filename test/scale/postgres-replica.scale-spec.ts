@@ -137,20 +137,22 @@ describe('PostgreSQL streaming replica (a throwaway primary and hot standby)', (
       { path: `/api/v1/public/kyc/webhook-events/${firstEvent}`, key: firstEvent, table: 'webhook_attempts' },
     ];
     const proof: Record<string, number> = {};
-    for (const route of routes) {
+    for (const [index, route] of routes.entries()) {
       primaryMark = primary.logMark();
       standbyMark = standby.logMark();
       const res = await t.http.get(route.path).set('authorization', auth);
       expect({ path: route.path, status: res.status }).toEqual({ path: route.path, status: 200 });
       const onStandby = await loggedBy(standby, standbyMark, route.key);
-      const onPrimary = await loggedBy(primary, primaryMark, 'secret_hash');
+      // The secret's first use looks it up on the primary; later ones may be answered by the
+      // process's credential cache (no statement at all), never by the standby.
+      const onPrimary = await loggedBy(primary, primaryMark, index === 0 ? 'secret_hash' : undefined);
       expect({ path: route.path, standbyReadsTable: onStandby.includes(route.table) }).toEqual({
         path: route.path,
         standbyReadsTable: true,
       });
       // The credential look-up is on the primary only; the route's own reads are on the standby only.
       expect(onStandby).not.toContain('secret_hash');
-      expect(onPrimary).toMatch(/account_secrets/);
+      if (index === 0) expect(onPrimary).toMatch(/account_secrets/);
       if (route.key !== account.id) expect(onPrimary).not.toContain(route.key);
       proof[route.path.replace(/[0-9a-f-]{36}/, '{id}')] = onStandby
         .split('\n')
