@@ -8,6 +8,7 @@ import { Pool } from 'pg';
 import { hashSecret, looksLikeWebhookSecret } from 'src/accounts/secret-crypto';
 import { CursorCodec, cursorScope, InvalidCursorError } from 'src/common/cursor';
 import { DEFAULT_LIMIT, MAX_LIMIT } from 'src/common/pagination';
+import { FloorVerificationRow, floorVerificationColumns, floorVerificationJson } from '../common/floor-json';
 
 export const LIST_PATH = '/api/v1/public/kyc/verifications';
 
@@ -15,17 +16,16 @@ export const LIST_PATH = '/api/v1/public/kyc/verifications';
 const pool = new Pool({ connectionString: process.env.DATABASE_URL, max: 20 });
 const codec = new CursorCodec(Buffer.from(process.env.SECRET_ENCRYPTION_KEY ?? '', 'base64'));
 
-// The SQL below is copied verbatim from AccountsService.accountIdForSecret,
-// VerificationSearchService.list with keysetList and VERIFICATION_COLUMNS (src/accounts/accounts.service.ts,
-// src/verifications/verification-search.service.ts, src/common/keyset-list.ts, src/verifications/verification.entity.ts).
-// main.ts checks before every run that the floor and the service return the same rows for every
-// scenario.
+// The SQL below is copied verbatim from AccountsService.accountIdForSecret and
+// VerificationSearchService.list with keysetList (src/accounts/accounts.service.ts,
+// src/verifications/verification-search.service.ts, src/common/keyset-list.ts), with the columns the
+// contract's JSON needs (../common/floor-json.ts) instead of the SQL-written JSON: the floor is the
+// naive server that parses rows and maps them in Node. main.ts checks before every run that the
+// floor and the service return the same rows for every scenario.
 const AUTH_SQL = `SELECT account_id FROM account_secrets
         WHERE secret_hash = $1 AND (expires_at IS NULL OR expires_at > now())`;
 
-const COLUMNS = `id, account_id AS "accountId", external_user_id AS "externalUserId", status, version,
-  created_at AS "createdAt", updated_at AS "updatedAt", submitted_at AS "submittedAt", decided_at AS "decidedAt",
-  applicant, document, rejection_reasons AS "rejectionReasons", metadata`;
+const COLUMNS = floorVerificationColumns();
 
 const SORTS: Record<string, { column: 'created_at' | 'updated_at'; direction: 'ASC' | 'DESC' }> = {
   '-created_at': { column: 'created_at', direction: 'DESC' },
@@ -34,21 +34,6 @@ const SORTS: Record<string, { column: 'created_at' | 'updated_at'; direction: 'A
   updated_at: { column: 'updated_at', direction: 'ASC' },
 };
 
-interface Row {
-  id: string;
-  externalUserId: string;
-  status: string;
-  version: number;
-  createdAt: Date;
-  updatedAt: Date;
-  submittedAt: Date | null;
-  decidedAt: Date | null;
-  applicant: Record<string, string | null> | null;
-  document: { type: string; country: string } | null;
-  rejectionReasons: string[];
-  metadata: Record<string, string>;
-}
-
 /** What a floor answers: the status and the JSON body, for its own HTTP layer to send. */
 export interface FloorReply {
   status: number;
@@ -56,29 +41,6 @@ export interface FloorReply {
 }
 
 const reply = (status: number, body: unknown): FloorReply => ({ status, body });
-
-function toJson(v: Row): unknown {
-  return {
-    id: v.id,
-    object: 'verification',
-    external_user_id: v.externalUserId,
-    status: v.status,
-    version: v.version,
-    created_at: v.createdAt.toISOString(),
-    updated_at: v.updatedAt.toISOString(),
-    submitted_at: v.submittedAt ? v.submittedAt.toISOString() : null,
-    decided_at: v.decidedAt ? v.decidedAt.toISOString() : null,
-    applicant: v.applicant && {
-      first_name: v.applicant.first_name ?? null,
-      last_name: v.applicant.last_name ?? null,
-      date_of_birth: v.applicant.date_of_birth ?? null,
-      email: v.applicant.email ?? null,
-    },
-    document: v.document && { type: v.document.type, country: v.document.country },
-    rejection_reasons: v.rejectionReasons,
-    metadata: v.metadata,
-  };
-}
 
 async function authenticate(authorization: string | undefined): Promise<string | null> {
   const match = /^bearer +(\S+)$/i.exec(authorization ?? '');
@@ -126,13 +88,13 @@ export async function listPage(authorization: string | undefined, query: URLSear
            SELECT id AS page_id, ${order.column} AS page_at FROM verifications WHERE ${where.join(' AND ')} ${orderBy} LIMIT ${limitParam}
          ) page JOIN verifications ON verifications.id = page.page_id
          ORDER BY page.page_at ${order.direction}, page.page_id ${order.direction}`;
-  const result = await pool.query<Row>(sql, values);
+  const result = await pool.query<FloorVerificationRow>(sql, values);
   const hasMore = result.rows.length > limit;
   const rows = hasMore ? result.rows.slice(0, limit) : result.rows;
   const last = rows[rows.length - 1];
   return reply(200, {
     object: 'list',
-    data: rows.map(toJson),
+    data: rows.map(floorVerificationJson),
     has_more: hasMore,
     next_cursor:
       hasMore && last

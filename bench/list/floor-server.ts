@@ -2,17 +2,9 @@
  * The floor for the list benchmark: floor-core.ts's work on a bare node:http server, no framework.
  * Started by main.ts as its own process: FLOOR_PORT, DATABASE_URL, SECRET_ENCRYPTION_KEY.
  */
-import { createServer, ServerResponse } from 'node:http';
+import { createServer } from 'node:http';
+import { sendJson as send } from '../common/floor-json';
 import { LIST_PATH, closeFloorPool, listPage } from './floor-core';
-
-function send(res: ServerResponse, status: number, body: unknown): void {
-  const text = JSON.stringify(body);
-  res.writeHead(status, {
-    'content-type': 'application/json; charset=utf-8',
-    'content-length': Buffer.byteLength(text),
-  });
-  res.end(text);
-}
 
 const server = createServer((req, res) => {
   const url = new URL(req.url ?? '/', 'http://floor');

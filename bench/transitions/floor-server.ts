@@ -7,35 +7,26 @@
  * the verification's JSON. It enqueues nothing, and nothing ever delivers its events (see main.ts).
  * Started by main.ts as its own process: FLOOR_PORT, DATABASE_URL, INTERNAL_API_TOKEN.
  */
-import { IncomingMessage, ServerResponse, createServer } from 'node:http';
+import { IncomingMessage, createServer } from 'node:http';
 import { Pool, PoolClient } from 'pg';
 import { v7 as uuidv7 } from 'uuid';
 import { canTransition, timestampsAfter } from 'src/verifications/verification-state-machine';
 import type { VerificationStatus } from 'src/verifications/verification.types';
 import { STATUS_CHANGED } from 'src/webhooks/outbox-event';
+import {
+  FloorVerificationRow,
+  floorVerificationColumns,
+  floorVerificationJson,
+  sendJson as send,
+} from '../common/floor-json';
 
 const pool = new Pool({ connectionString: process.env.DATABASE_URL, max: 20 });
 const TOKEN = process.env.INTERNAL_API_TOKEN ?? '';
 const ROUTE = /^\/api\/v1\/internal\/kyc\/verifications\/([0-9a-f-]{36})\/transitions$/;
 const STATUSES: readonly string[] = ['pending', 'processing', 'approved', 'rejected'];
 
-interface Row {
-  id: string;
-  account_id: string;
-  external_user_id: string;
-  status: VerificationStatus;
-  version: number;
-  created_at: Date;
-  updated_at: Date;
-  submitted_at: Date | null;
-  decided_at: Date | null;
-  applicant: Record<string, string | null> | null;
-  document: { type: string; country: string } | null;
-  rejection_reasons: string[];
-  metadata: Record<string, string>;
-  redacted_at: Date | null;
-  webhook_url: string | null;
-}
+/** The locked row, with its account for the outbox event. */
+type Row = FloorVerificationRow & { status: VerificationStatus; accountId: string; webhookUrl: string | null };
 
 class Refusal extends Error {
   constructor(
@@ -46,37 +37,9 @@ class Refusal extends Error {
   }
 }
 
-const iso = (date: Date | null): string | null => (date ? date.toISOString() : null);
-
-function toJson(v: Row): Record<string, unknown> {
-  return {
-    id: v.id,
-    object: 'verification',
-    external_user_id: v.external_user_id,
-    status: v.status,
-    version: v.version,
-    created_at: iso(v.created_at),
-    updated_at: iso(v.updated_at),
-    submitted_at: iso(v.submitted_at),
-    decided_at: iso(v.decided_at),
-    applicant: v.applicant && {
-      first_name: v.applicant.first_name ?? null,
-      last_name: v.applicant.last_name ?? null,
-      date_of_birth: v.applicant.date_of_birth ?? null,
-      email: v.applicant.email ?? null,
-    },
-    document: v.document && { type: v.document.type, country: v.document.country },
-    rejection_reasons: v.rejection_reasons,
-    metadata: v.metadata,
-    redacted_at: iso(v.redacted_at),
-  };
-}
-
 async function move(client: PoolClient, id: string, status: VerificationStatus, expected?: number): Promise<unknown> {
   const locked = await client.query<Row>(
-    `SELECT v.id, v.account_id, v.external_user_id, v.status, v.version, v.created_at, v.updated_at,
-            v.submitted_at, v.decided_at, v.applicant, v.document, v.rejection_reasons, v.metadata,
-            v.redacted_at, a.webhook_url
+    `SELECT ${floorVerificationColumns('v.')}, v.account_id AS "accountId", a.webhook_url AS "webhookUrl"
        FROM verifications v JOIN accounts a ON a.id = v.account_id
       WHERE v.id = $1 FOR UPDATE OF v`,
     [id],
@@ -84,33 +47,29 @@ async function move(client: PoolClient, id: string, status: VerificationStatus, 
   const current = locked.rows[0];
   if (!current) throw new Refusal(404, 'not_found');
   if (expected !== undefined && expected !== current.version) throw new Refusal(409, 'version_conflict');
-  if (current.redacted_at || !canTransition(current.status, status)) throw new Refusal(409, 'invalid_transition');
+  if (current.redactedAt || !canTransition(current.status, status)) throw new Refusal(409, 'invalid_transition');
   if (status === 'rejected') throw new Refusal(400, 'validation_failed'); // the floor takes no reasons
-  const at = new Date(Math.max(Date.now(), current.updated_at.getTime()));
-  const { submittedAt, decidedAt } = timestampsAfter(
-    status,
-    { submittedAt: current.submitted_at, decidedAt: null },
-    at,
-  );
+  const at = new Date(Math.max(Date.now(), current.updatedAt.getTime()));
+  const { submittedAt, decidedAt } = timestampsAfter(status, { submittedAt: current.submittedAt, decidedAt: null }, at);
   const next: Row = {
     ...current,
     status,
     version: current.version + 1,
-    updated_at: at,
-    submitted_at: submittedAt,
-    decided_at: decidedAt,
-    rejection_reasons: [],
+    updatedAt: at,
+    submittedAt,
+    decidedAt,
+    rejectionReasons: [],
   };
   await client.query(
     `UPDATE verifications SET status = $2, version = $3, updated_at = $4, submitted_at = $5, decided_at = $6,
             rejection_reasons = $7::text[] WHERE id = $1`,
-    [id, next.status, next.version, at, next.submitted_at, next.decided_at, next.rejection_reasons],
+    [id, next.status, next.version, at, next.submittedAt, next.decidedAt, next.rejectionReasons],
   );
   await client.query(
     'INSERT INTO verification_status_history (verification_id, version, status, at) VALUES ($1, $2, $3, $4)',
     [id, next.version, next.status, at],
   );
-  const verification = toJson(next);
+  const verification = floorVerificationJson(next);
   const eventId = uuidv7();
   const body = JSON.stringify({
     id: eventId,
@@ -118,13 +77,13 @@ async function move(client: PoolClient, id: string, status: VerificationStatus, 
     timestamp: at.toISOString(),
     data: { previous_status: current.status, verification },
   });
-  const hasUrl = Boolean(current.webhook_url);
+  const hasUrl = Boolean(current.webhookUrl);
   await client.query(
     `INSERT INTO webhook_events (id, account_id, verification_id, type, body, created_at, delivery_status, last_error, next_attempt_at)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
     [
       eventId,
-      current.account_id,
+      current.accountId,
       id,
       STATUS_CHANGED,
       body,
@@ -150,15 +109,6 @@ async function transition(id: string, status: VerificationStatus, expected?: num
   } finally {
     client.release();
   }
-}
-
-function send(res: ServerResponse, status: number, body: unknown): void {
-  const text = JSON.stringify(body);
-  res.writeHead(status, {
-    'content-type': 'application/json; charset=utf-8',
-    'content-length': Buffer.byteLength(text),
-  });
-  res.end(text);
 }
 
 function readJson(req: IncomingMessage): Promise<unknown> {

@@ -1,0 +1,68 @@
+import type { ServerResponse } from 'node:http';
+
+/**
+ * What the benchmarks' hand-written floors share: a verification row as they select it, the
+ * contract's JSON of it written out by hand (not src/'s mapper or SQL: a floor is the obvious code
+ * a developer would write), and the HTTP answer.
+ */
+
+/** A verification as the floors read it (camelCase aliases, pg's default parsing). */
+export interface FloorVerificationRow {
+  id: string;
+  externalUserId: string;
+  status: string;
+  version: number;
+  createdAt: Date;
+  updatedAt: Date;
+  submittedAt: Date | null;
+  decidedAt: Date | null;
+  applicant: Record<string, string | null> | null;
+  document: { type: string; country: string } | null;
+  rejectionReasons: string[];
+  metadata: Record<string, string>;
+  redactedAt: Date | null;
+}
+
+/** The select list of a FloorVerificationRow; `table` qualifies every column (e.g. `v.`). */
+export function floorVerificationColumns(table = ''): string {
+  return `${table}id, ${table}external_user_id AS "externalUserId", ${table}status, ${table}version,
+    ${table}created_at AS "createdAt", ${table}updated_at AS "updatedAt", ${table}submitted_at AS "submittedAt",
+    ${table}decided_at AS "decidedAt", ${table}applicant, ${table}document,
+    ${table}rejection_reasons AS "rejectionReasons", ${table}metadata, ${table}redacted_at AS "redactedAt"`;
+}
+
+const iso = (date: Date | null): string | null => (date ? date.toISOString() : null);
+
+/** The contract's verification object, field by field. */
+export function floorVerificationJson(v: FloorVerificationRow): Record<string, unknown> {
+  return {
+    id: v.id,
+    object: 'verification',
+    external_user_id: v.externalUserId,
+    status: v.status,
+    version: v.version,
+    created_at: iso(v.createdAt),
+    updated_at: iso(v.updatedAt),
+    submitted_at: iso(v.submittedAt),
+    decided_at: iso(v.decidedAt),
+    applicant: v.applicant && {
+      first_name: v.applicant.first_name ?? null,
+      last_name: v.applicant.last_name ?? null,
+      date_of_birth: v.applicant.date_of_birth ?? null,
+      email: v.applicant.email ?? null,
+    },
+    document: v.document && { type: v.document.type, country: v.document.country },
+    rejection_reasons: v.rejectionReasons,
+    metadata: v.metadata,
+    redacted_at: iso(v.redactedAt),
+  };
+}
+
+export function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(text),
+  });
+  res.end(text);
+}
