@@ -18,7 +18,7 @@
  * --env KEY=VALUE (repeatable: extra environment for the worker, for experiments), --profile-worker <dir>
  * (the worker writes a V8 CPU profile there when it stops).
  */
-import { cpus, loadavg } from 'node:os';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import Redis from 'ioredis';
@@ -27,6 +27,7 @@ import { REDACT_BATCH } from 'src/verifications/retention.service';
 
 /** The service's retention pass does not pause between batches; the floor's batches do the same. */
 const REDACT_PAUSE_MS = 0;
+import { cleanRedisPrefixes, describeMachine, recreateBenchDatabase } from '../common/bench-db';
 import { FlagError, parseFlags, positiveInteger, readOptions } from '../common/flags';
 import { BenchProcess, startProcess } from '../common/processes';
 import {
@@ -39,7 +40,7 @@ import { SERVICE_MAIN } from '../list/targets';
 import { FloorRedactor } from './floor';
 import { LatencyTally, ListRequest, PacedList } from './paced-list';
 import { PausableWorker } from './pausable-worker';
-import { benchDatabaseUrl, checkSeededBodies, dropBenchDatabase, recreateBenchDatabase, seed } from './seed';
+import { benchDatabaseUrl, checkSeededBodies, dropBenchDatabase, seed } from './seed';
 import { FLOOR_POOL, FLOOR_SELECTS_FROM_DAYS, PII_RETENTION_DAYS, SERVICE_POOL } from './windows';
 
 const LIST_PATH = '/api/v1/public/kyc/verifications';
@@ -125,36 +126,6 @@ function parseOptions(argv: string[]): Options {
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function describeMachine(databaseUrl: string): Promise<string> {
-  const client = new Client({ connectionString: databaseUrl });
-  await client.connect();
-  try {
-    const pg = await client.query<{ server_version: string }>('SHOW server_version');
-    const cpu = cpus();
-    return `${cpu.length} x ${cpu[0]?.model ?? 'cpu'}, Node ${process.version}, PostgreSQL ${pg.rows[0]?.server_version}`;
-  } finally {
-    await client.end();
-  }
-}
-
-/** Deletes every Redis key under this benchmark's queue prefix (and only those). */
-async function cleanRedis(redisUrl: string): Promise<number> {
-  const redis = new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1 });
-  let deleted = 0;
-  try {
-    await redis.connect();
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${QUEUE_PREFIX}:*`, 'COUNT', 1000);
-      if (keys.length) deleted += await redis.del(...keys);
-      cursor = next;
-    } while (cursor !== '0');
-  } finally {
-    redis.disconnect();
-  }
-  return deleted;
-}
 
 function startService(
   name: string,
@@ -350,7 +321,7 @@ async function main(): Promise<void> {
   );
   log(`seeded in ${seeded.toFixed(1)} s`);
   await checkSeededBodies(databaseUrl);
-  await cleanRedis(redisUrl);
+  await cleanRedisPrefixes(redisUrl, [QUEUE_PREFIX]);
   const machine = await describeMachine(databaseUrl);
 
   const env: Record<string, string> = {
@@ -714,7 +685,7 @@ async function main(): Promise<void> {
     await client.end();
     await monitor.end();
     redis.disconnect();
-    const deleted = await cleanRedis(redisUrl).catch(() => 0);
+    const deleted = await cleanRedisPrefixes(redisUrl, [QUEUE_PREFIX]).catch(() => 0);
     log(`cleaned ${deleted} Redis keys under ${QUEUE_PREFIX}:*`);
     if (!options.keepDatabase) {
       await dropBenchDatabase(databaseUrl).catch(() => undefined);

@@ -1,6 +1,5 @@
 import { Client } from 'pg';
 import { encryptSecret, hashSecret } from 'src/accounts/secret-crypto';
-import { createDatabaseIfMissing, runMigrations } from 'src/database/migrate';
 import { toVerificationResponse } from 'src/verifications/verification.mapper';
 import { VERIFICATION_COLUMNS, type Verification } from 'src/verifications/verification.entity';
 import { DOCUMENT_TYPES, REJECTION_REASONS } from 'src/verifications/verification.types';
@@ -31,14 +30,6 @@ export function benchDatabaseUrl(env: NodeJS.ProcessEnv = process.env): string {
 }
 
 /** Drops the bench database (if any) and creates it again from the migrations: the pass changes every row. */
-export async function recreateBenchDatabase(databaseUrl: string): Promise<void> {
-  await withMaintenanceDb(databaseUrl, async (client, name) => {
-    await client.query(`DROP DATABASE IF EXISTS "${name.replace(/"/g, '""')}" WITH (FORCE)`);
-  });
-  await createDatabaseIfMissing(databaseUrl);
-  await runMigrations(databaseUrl);
-}
-
 export async function dropBenchDatabase(databaseUrl: string): Promise<void> {
   await withMaintenanceDb(databaseUrl, async (client, name) => {
     await client.query(`DROP DATABASE IF EXISTS "${name.replace(/"/g, '""')}" WITH (FORCE)`);
