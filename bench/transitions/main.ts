@@ -16,7 +16,7 @@ import { writeFileSync } from 'node:fs';
 import { benchDatabaseUrlFrom, cleanRedisPrefixes, describeMachine, warnIfFewConnections } from '../common/bench-db';
 import { parseFlags, positiveInteger, readOptions } from '../common/flags';
 import { SETTLE_MS } from '../common/slices';
-import { BENCH_ADMIN_TOKEN, BENCH_INTERNAL_API_TOKEN, BENCH_SECRET_ENCRYPTION_KEY } from '../webhooks/bench-setup';
+import { BENCH_ADMIN_TOKEN, BENCH_INTERNAL_API_TOKEN, webhookServiceEnv } from '../webhooks/bench-setup';
 import { BenchReceiver } from '../webhooks/receiver';
 import { EndToEndFigures, measureEndToEnd } from './end-to-end-phase';
 import { RouteFigures, measureRoute } from './route-phase';
@@ -106,20 +106,7 @@ async function main(): Promise<void> {
   const loadAtStart = loadavg()[0] ?? NaN;
   const receiver = new BenchReceiver();
   await receiver.start();
-  const env: Record<string, string> = {
-    NODE_ENV: 'production',
-    DATABASE_URL: databaseUrl,
-    REDIS_URL: redisUrl,
-    QUEUE_PREFIX: PREFIX,
-    LOG_LEVEL: 'warn',
-    RATE_LIMIT_PER_MINUTE: '0',
-    WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
-    WEBHOOK_ALLOW_INSECURE_URLS: 'true',
-    WEBHOOK_CONCURRENCY: '50',
-    ADMIN_TOKEN: BENCH_ADMIN_TOKEN,
-    INTERNAL_API_TOKEN: BENCH_INTERNAL_API_TOKEN,
-    SECRET_ENCRYPTION_KEY: BENCH_SECRET_ENCRYPTION_KEY,
-  };
+  const env = webhookServiceEnv(databaseUrl, redisUrl, PREFIX, 50);
   const tokens = { admin: BENCH_ADMIN_TOKEN, internal: BENCH_INTERNAL_API_TOKEN };
   const sliceSeconds = Math.max(1, Math.round(options.duration / options.slices));
   try {

@@ -34,6 +34,32 @@ export async function cleanRedis(redisUrl: string): Promise<number> {
   return cleanRedisPrefixes(redisUrl, [SERVICE_PREFIX, FLOOR_PREFIX]);
 }
 
+/**
+ * The service as the webhook benchmarks run it (docker-compose.yml's settings, logs at warn, the
+ * rate limiter off, webhooks to the bench's receiver on 127.0.0.1 over plain HTTP allowed).
+ */
+export function webhookServiceEnv(
+  databaseUrl: string,
+  redisUrl: string,
+  queuePrefix: string,
+  concurrency: number,
+): Record<string, string> {
+  return {
+    NODE_ENV: 'production',
+    DATABASE_URL: databaseUrl,
+    REDIS_URL: redisUrl,
+    QUEUE_PREFIX: queuePrefix,
+    LOG_LEVEL: 'warn',
+    RATE_LIMIT_PER_MINUTE: '0',
+    WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+    WEBHOOK_ALLOW_INSECURE_URLS: 'true',
+    WEBHOOK_CONCURRENCY: String(concurrency),
+    ADMIN_TOKEN: BENCH_ADMIN_TOKEN,
+    INTERNAL_API_TOKEN: BENCH_INTERNAL_API_TOKEN,
+    SECRET_ENCRYPTION_KEY: BENCH_SECRET_ENCRYPTION_KEY,
+  };
+}
+
 /** A service process (api, worker or all). */
 export type ServiceProcess = BenchProcess;
 

@@ -19,7 +19,6 @@ import { FlagError, parseFlags, positiveInteger, readOptions } from '../common/f
 import {
   BENCH_ADMIN_TOKEN,
   BENCH_INTERNAL_API_TOKEN,
-  BENCH_SECRET_ENCRYPTION_KEY,
   FLOOR_PREFIX,
   SERVICE_PREFIX,
   ServiceProcess,
@@ -28,6 +27,7 @@ import {
   prepareBenchDatabase,
   runFloor,
   startService,
+  webhookServiceEnv,
 } from './bench-setup';
 import { Percentiles, collect as collectArrivals, percentiles } from './arrivals';
 import { createBenchData } from './bench-data';
@@ -160,18 +160,7 @@ async function main(): Promise<void> {
   const receiver = new BenchReceiver();
   await receiver.start();
   const env: Record<string, string> = {
-    NODE_ENV: 'production',
-    DATABASE_URL: databaseUrl,
-    REDIS_URL: redisUrl,
-    QUEUE_PREFIX: SERVICE_PREFIX,
-    LOG_LEVEL: 'warn',
-    RATE_LIMIT_PER_MINUTE: '0',
-    WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
-    WEBHOOK_ALLOW_INSECURE_URLS: 'true',
-    WEBHOOK_CONCURRENCY: String(options.concurrency),
-    ADMIN_TOKEN: BENCH_ADMIN_TOKEN,
-    INTERNAL_API_TOKEN: BENCH_INTERNAL_API_TOKEN,
-    SECRET_ENCRYPTION_KEY: BENCH_SECRET_ENCRYPTION_KEY,
+    ...webhookServiceEnv(databaseUrl, redisUrl, SERVICE_PREFIX, options.concurrency),
     ...options.env,
   };
   if (Object.keys(options.env).length) log(`service environment overrides: ${JSON.stringify(options.env)}`);
