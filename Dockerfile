@@ -1,7 +1,9 @@
 # syntax=docker/dockerfile:1
+# Node.js: the `image` release of scripts/node-versions, the line CI runs the whole suite on
+# (test/deploy-files.e2e-spec.ts checks that every FROM names it).
 
 # --- build: full dependencies, compile TypeScript to dist/ -----------------------------------------
-FROM node:22.23.3-bookworm-slim AS build
+FROM node:26.10.0-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
@@ -12,7 +14,7 @@ COPY bench ./bench
 RUN npx nest build
 
 # --- runtime: production dependencies and the compiled dist/ only, as the unprivileged node user ---
-FROM node:22.23.3-bookworm-slim AS runtime
+FROM node:26.10.0-bookworm-slim AS runtime
 ENV NODE_ENV=production \
     PORT=3000
 WORKDIR /app

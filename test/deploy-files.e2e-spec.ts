@@ -5,11 +5,24 @@
  * installable here: hadolint is not in Debian, its npm wrapper downloads a binary).
  */
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import Ajv from 'ajv';
 import { CORE_SCHEMA, load, mergeTag } from 'js-yaml';
+import { intersects, minVersion, satisfies } from 'semver';
 
 const ROOT = join(__dirname, '..');
+
+interface NodeRelease {
+  version: string;
+  major: number;
+  role: string;
+}
+/** scripts/node-versions as scripts/with-node.sh and preflight read it. */
+const TESTED: NodeRelease[] = (
+  createRequire(__filename)(join(ROOT, 'scripts', 'node-line.js')) as { testedReleases(): NodeRelease[] }
+).testedReleases();
+const IMAGE_RELEASE = TESTED.find((release) => release.role === 'image');
 const SECRETS = ['ADMIN_TOKEN', 'INTERNAL_API_TOKEN', 'SECRET_ENCRYPTION_KEY', 'POSTGRES_PASSWORD'];
 /** `${VAR:?message}`: compose refuses to start when VAR is unset or empty. */
 const REQUIRED_VARIABLE = /^\$\{([A-Z0-9_]+):\?[^}]*\}$/;
@@ -146,13 +159,19 @@ describe('Dockerfile', () => {
   const runtime = stages.at(-1) ?? [];
   const args = (keyword: string, stage = runtime) => stage.filter((i) => i.keyword === keyword).map((i) => i.args);
 
-  it('builds on a Node LTS image pinned by version in every stage', () => {
+  it('builds every stage on the Node LTS release CI runs the full suite on, pinned by exact version', () => {
+    expect(IMAGE_RELEASE).toBeDefined();
     expect(stages.length).toBeGreaterThan(0);
     for (const stage of stages) {
       const [image] = args('FROM', stage)[0].split(/\s+/);
-      // node:<even major ≥ 20>.<minor>.<patch>[-variant], or pinned by digest.
-      const [, major] = /^node:(\d+)\.\d+\.\d+(?:-[a-z0-9-]+)?(?:@sha256:[0-9a-f]{64})?$/.exec(image) ?? [];
-      expect({ image, lts: Number(major) >= 20 && Number(major) % 2 === 0 }).toEqual({ image, lts: true });
+      // node:<version>[-variant][@sha256:…], the version being scripts/node-versions' `image` release.
+      const [, version] = /^node:(\d+\.\d+\.\d+)(?:-[a-z0-9-]+)?(?:@sha256:[0-9a-f]{64})?$/.exec(image) ?? [];
+      const major = Number(version?.split('.')[0]);
+      expect({ image, version, lts: major >= 20 && major % 2 === 0 }).toEqual({
+        image,
+        version: IMAGE_RELEASE?.version,
+        lts: true,
+      });
     }
   });
 
@@ -176,5 +195,54 @@ describe('Dockerfile', () => {
     for (const { args: declaration } of declared) {
       expect(declaration).not.toMatch(/PASSWORD|TOKEN|SECRET|_KEY\b/);
     }
+  });
+});
+
+describe('Node.js lines: what engines admits is what CI tests', () => {
+  const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+    engines: { node: string };
+    devDependencies: Record<string, string>;
+  };
+  const engines = pkg.engines.node;
+
+  it('admits every pinned release and no line that has none', () => {
+    expect(TESTED.length).toBeGreaterThanOrEqual(3);
+    for (const { version } of TESTED)
+      expect({ version, admitted: satisfies(version, engines) }).toEqual({ version, admitted: true });
+    for (const range of engines.split('||').map((part) => part.trim())) {
+      expect({ range, tested: TESTED.some(({ version }) => satisfies(version, range)) }).toEqual({
+        range,
+        tested: true,
+      });
+    }
+    // Open-ended ranges (">=20.19") admit lines nobody ran: every major engines admits must be a tested one.
+    const admitted = Array.from({ length: 60 }, (_, major) => major).filter((major) =>
+      intersects(engines, `>=${major}.0.0 <${major + 1}.0.0`),
+    );
+    expect(admitted).toEqual(TESTED.map(({ major }) => major).sort((a, b) => a - b));
+    const oldest = Math.min(...TESTED.map(({ major }) => major));
+    expect(minVersion(engines)?.major).toBe(oldest);
+  });
+
+  it('pins each line once, with one image release', () => {
+    expect(new Set(TESTED.map(({ major }) => major)).size).toBe(TESTED.length);
+    expect(TESTED.filter(({ role }) => role === 'image')).toHaveLength(1);
+  });
+
+  it('types the code against the image line (@types/node of the same major)', () => {
+    const installed = JSON.parse(
+      readFileSync(join(ROOT, 'node_modules', '@types', 'node', 'package.json'), 'utf8'),
+    ) as {
+      version: string;
+    };
+    expect(minVersion(pkg.devDependencies['@types/node'])?.major).toBe(IMAGE_RELEASE?.major);
+    expect(Number(installed.version.split('.')[0])).toBe(IMAGE_RELEASE?.major);
+  });
+
+  it('runs this suite on a Node.js that engines admits', () => {
+    expect({ node: process.versions.node, admitted: satisfies(process.versions.node, engines) }).toEqual({
+      node: process.versions.node,
+      admitted: true,
+    });
   });
 });
