@@ -2,13 +2,14 @@
 // Usage: node scripts/preflight.js — run by npm start, npm run demo and npm test before anything is built.
 // Plain CommonJS on purpose: it must work before `nest build`, so it cannot import src/config.
 // The defaults below must stay equal to src/config/app-config.ts (DATABASE_URL, REDIS_URL).
-// Exit 1 when PostgreSQL does not answer; Redis down is only a warning (the APIs keep answering).
+// Exit 1 when Node.js is older than 20.19 or PostgreSQL does not answer; Redis down is only a warning (the APIs keep answering).
 'use strict';
 const fs = require('fs');
 const net = require('net');
 const tls = require('tls');
 const path = require('path');
 const { Client } = require('pg');
+const { nodeLineNotice, testedReleases } = require('./node-line');
 
 const DEFAULT_DATABASE_URL = 'postgres://postgres@localhost:5432/kyc';
 const DEFAULT_REDIS_URL = 'redis://localhost:6379';
@@ -210,7 +211,15 @@ async function checkRedis() {
   report(process.stderr, lines, protectedMode ? [] : redisFixes(targets[0].host, targets[0].port));
 }
 
+/** One line when this Node.js is too old (false: stop), end of life or not a tested line (a warning). */
+function checkNode() {
+  const notice = nodeLineNotice(process.versions.node, new Date().toISOString().slice(0, 10), testedReleases());
+  if (notice) process.stderr.write(`${notice.line}\n`);
+  return !notice || notice.level !== 'error';
+}
+
 async function main() {
+  if (!checkNode()) process.exit(1);
   const postgresOk = await checkPostgres();
   await checkRedis();
   process.exit(postgresOk ? 0 : 1);

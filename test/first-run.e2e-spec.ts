@@ -1,12 +1,30 @@
 import { execFile, execFileSync } from 'node:child_process';
+import { createRequire } from 'node:module';
 import { AddressInfo, Server, Socket, createServer } from 'node:net';
 import { join } from 'node:path';
+import { testDatabaseServerUrl, testRedisUrl } from '../scripts/test-servers';
 import { createAccount } from './helpers/factories';
 import { freePort, startApp } from './helpers/test-app';
 
 const ROOT = join(__dirname, '..');
 const PREFLIGHT = join(ROOT, 'scripts', 'preflight.js');
 const STACK_FRAME = /^\s+at .+\(.+:\d+:\d+\)$/m;
+const NODE_MAJOR = Number(process.versions.node.split('.')[0]);
+/** Preflight's first line when the Node.js running it is end of life (20 here); the service checks come after it. */
+const NODE_LINE = /^preflight: WARNING: Node\.js v\d+\.\d+\.\d+ reached end of life[^\n]*\n/;
+const withoutNodeLine = (output: string): string => output.replace(NODE_LINE, '');
+/** `npm run services` looks after this machine's servers: checked when the run uses them (no TEST_*_URL elsewhere). */
+const LOCAL_SERVERS =
+  new URL(testDatabaseServerUrl()).host === '127.0.0.1:5432' && new URL(testRedisUrl()).host === '127.0.0.1:6379';
+
+interface NodeRelease {
+  version: string;
+  major: number;
+  role: string;
+}
+const { nodeLineNotice } = createRequire(__filename)(join(ROOT, 'scripts', 'node-line.js')) as {
+  nodeLineNotice(version: string, today: string, tested: NodeRelease[]): { level: string; line: string } | undefined;
+};
 
 interface Run {
   code: number | null;
@@ -95,7 +113,7 @@ describe('first run on a machine where a service does not answer', () => {
     const url = new URL(process.env.DATABASE_URL as string);
     url.pathname = '/kyc_first_run_missing';
     const result = await run(process.execPath, [PREFLIGHT], { DATABASE_URL: url.toString() });
-    expect(result).toMatchObject({ code: 0, output: '' });
+    expect({ code: result.code, output: withoutNodeLine(result.output) }).toEqual({ code: 0, output: '' });
   });
 
   it('warns once when Redis does not answer, and the service keeps serving its APIs', async () => {
@@ -156,7 +174,7 @@ describe('first run on a machine where a service does not answer', () => {
     const result = await run(process.execPath, [PREFLIGHT], {
       REDIS_CLUSTER_NODES: `127.0.0.1:${closed},${new URL(process.env.REDIS_URL as string).host}`,
     });
-    expect(result).toMatchObject({ code: 0, output: '' });
+    expect({ code: result.code, output: withoutNodeLine(result.output) }).toEqual({ code: 0, output: '' });
   });
 
   it('npm run services says what to install and fails when the binaries are missing', async () => {
@@ -166,14 +184,69 @@ describe('first run on a machine where a service does not answer', () => {
     expect(result.output).toContain('apt-get install -y redis-server');
   });
 
-  it('npm run services starts nothing when PostgreSQL and Redis already answer', async () => {
-    const before = localServerPids();
-    expect(before).not.toHaveLength(0);
-    const result = await run('npm', ['run', 'services'], {});
+  (LOCAL_SERVERS ? it : it.skip)(
+    'npm run services starts nothing when PostgreSQL and Redis already answer',
+    async () => {
+      const before = localServerPids();
+      expect(before).not.toHaveLength(0);
+      const result = await run('npm', ['run', 'services'], {});
+      expect(result.code).toBe(0);
+      expect(result.output).toContain('PostgreSQL already answers on 127.0.0.1:5432');
+      expect(result.output).toContain('Redis already answers on 127.0.0.1:6379');
+      expect(result.output).not.toContain('starting');
+      expect(localServerPids()).toEqual(before);
+    },
+  );
+});
+
+describe('preflight on the Node.js it runs on', () => {
+  it('says in one line that an end-of-life Node.js should go and which line to install, and nothing on 22, 24 or 26', async () => {
+    const result = await run(process.execPath, [PREFLIGHT], {});
     expect(result.code).toBe(0);
-    expect(result.output).toContain('PostgreSQL already answers on 127.0.0.1:5432');
-    expect(result.output).toContain('Redis already answers on 127.0.0.1:6379');
-    expect(result.output).not.toContain('starting');
-    expect(localServerPids()).toEqual(before);
+    const nodeLines = result.output.split('\n').filter((line) => line.includes('Node.js'));
+    if (NODE_MAJOR === 20) {
+      expect(nodeLines).toEqual([
+        expect.stringMatching(
+          /^preflight: WARNING: Node\.js v20\.\d+\.\d+ reached end of life on 2026-04-30 and gets no security fixes; install Node\.js 26 or 24 \(LTS; the image runs 26\.\d+\.\d+, CI tests [\d., ]+\)\.$/,
+        ),
+      ]);
+      expect(result.output).toMatch(NODE_LINE);
+    } else {
+      expect({ node: process.versions.node, nodeLines }).toEqual({ node: process.versions.node, nodeLines: [] });
+    }
+  });
+
+  const tested: NodeRelease[] = [
+    { version: '26.10.0', major: 26, role: 'image' },
+    { version: '24.21.0', major: 24, role: 'lts' },
+    { version: '22.23.3', major: 22, role: 'maint' },
+    { version: '20.20.2', major: 20, role: 'oldest' },
+  ];
+  it.each([
+    ['18.20.4', '2026-11-26', 'error', 'Node.js v18.20.4 is too old (the service needs 20.19 or newer)'],
+    ['20.18.3', '2026-11-26', 'error', 'Node.js v20.18.3 is too old (the service needs 20.19 or newer)'],
+    ['20.19.0', '2026-04-29', undefined, undefined],
+    [
+      '20.19.0',
+      '2026-04-30',
+      'warning',
+      'Node.js v20.19.0 reached end of life on 2026-04-30 and gets no security fixes',
+    ],
+    ['22.23.3', '2026-11-26', undefined, undefined],
+    ['22.23.3', '2027-05-01', 'warning', 'Node.js v22.23.3 reached end of life on 2027-04-30'],
+    ['23.11.0', '2026-11-26', 'warning', 'Node.js v23.11.0 is not a line this service is tested on'],
+    ['24.0.0', '2026-11-26', undefined, undefined],
+    ['26.10.0', '2026-11-26', undefined, undefined],
+    ['27.0.0', '2026-11-26', 'warning', 'Node.js v27.0.0 is not a line this service is tested on'],
+  ])('Node.js %s on %s: %s', (version, today, level, says) => {
+    const notice = nodeLineNotice(version, today, tested);
+    expect(notice?.level).toBe(level);
+    if (notice) {
+      expect(notice.line).toContain(says ?? '');
+      expect(notice.line).toContain(
+        'install Node.js 26 or 24 (LTS; the image runs 26.10.0, CI tests 26.10.0, 24.21.0, 22.23.3, 20.20.2).',
+      );
+      expect(notice.line).not.toContain('\n');
+    }
   });
 });
