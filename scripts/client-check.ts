@@ -6,6 +6,7 @@ import { join, relative } from 'node:path';
 import Redis from 'ioredis';
 import openapiTS, { astToString } from 'openapi-typescript';
 import { Client } from 'pg';
+import { testDatabaseServerUrl, testDatabaseUrl, testRedisUrl } from './test-servers';
 
 // npm run client:check: starts the compiled service against a database of its own, generates
 // TypeScript types from the OpenAPI document it serves, and compiles examples/typescript-client.ts
@@ -34,23 +35,22 @@ const step = (message: string): void => {
 
 function runEnv(port: number): Run {
   const runId = `${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
-  const url = new URL(process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/kyc');
   const databaseName = `kyc_test_client_${runId}`;
-  url.pathname = `/${databaseName}`;
+  const databaseUrl = testDatabaseUrl(databaseName);
   const queuePrefix = `kyctest_client_${runId}`;
   const env = {
     NODE_ENV: 'production',
     PORT: String(port),
     APP_ROLE: 'api',
-    DATABASE_URL: url.toString(),
-    REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+    DATABASE_URL: databaseUrl,
+    REDIS_URL: testRedisUrl(),
     QUEUE_PREFIX: queuePrefix,
     ADMIN_TOKEN: `admin-${randomBytes(16).toString('hex')}`,
     INTERNAL_API_TOKEN: `internal-${randomBytes(16).toString('hex')}`,
     SECRET_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
     LOG_LEVEL: 'warn',
   };
-  return { env, databaseUrl: url.toString(), databaseName, queuePrefix, databaseCreated: false };
+  return { env, databaseUrl, databaseName, queuePrefix, databaseCreated: false };
 }
 
 function freePort(): Promise<number> {
@@ -113,9 +113,7 @@ async function stopService(child: ChildProcess | undefined): Promise<void> {
 
 async function dropDatabase(run: Run): Promise<void> {
   if (!run.databaseCreated || !/test/.test(run.databaseName)) return;
-  const url = new URL(run.databaseUrl);
-  url.pathname = '/postgres';
-  const client = new Client({ connectionString: url.toString() });
+  const client = new Client({ connectionString: testDatabaseServerUrl() });
   await client.connect();
   try {
     await client.query(`DROP DATABASE IF EXISTS "${run.databaseName.replace(/"/g, '""')}" WITH (FORCE)`);

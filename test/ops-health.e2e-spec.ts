@@ -1,5 +1,5 @@
 import { createAccount } from './helpers/factories';
-import { OwnRedis, TcpProxy, jsonLines, startOwnRedis, startTcpProxy } from './helpers/ops-infra';
+import { OwnRedis, TcpProxy, databaseServer, jsonLines, startOwnRedis, startTcpProxy } from './helpers/ops-infra';
 import { TestApp, startApp } from './helpers/test-app';
 
 function databaseUrlThrough(port: number): string {
@@ -67,7 +67,7 @@ describe('health', () => {
     let proxy: TcpProxy;
     let t: TestApp;
     beforeAll(async () => {
-      proxy = await startTcpProxy(Number(new URL(process.env.DATABASE_URL as string).port || 5432));
+      proxy = await startTcpProxy(databaseServer().port, databaseServer().host);
       t = await startApp({ DATABASE_URL: databaseUrlThrough(proxy.port) });
     });
     afterAll(async () => {
@@ -124,7 +124,7 @@ describe('health', () => {
     let proxy: TcpProxy;
     let t: TestApp;
     beforeAll(async () => {
-      proxy = await startTcpProxy(Number(new URL(process.env.DATABASE_URL as string).port || 5432));
+      proxy = await startTcpProxy(databaseServer().port, databaseServer().host);
       await proxy.cut();
       t = await startApp({ DATABASE_URL: databaseUrlThrough(proxy.port) });
     });

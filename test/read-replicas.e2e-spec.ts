@@ -1,4 +1,4 @@
-import { TcpProxy, startTcpProxy } from './helpers/ops-infra';
+import { TcpProxy, databaseServer, startTcpProxy } from './helpers/ops-infra';
 import { createAccount, createVerificationInStatus, transition } from './helpers/factories';
 import { TestApp, startApp } from './helpers/test-app';
 
@@ -11,7 +11,7 @@ describe('DATABASE_READ_URLS', () => {
   let t: TestApp;
 
   beforeAll(async () => {
-    proxy = await startTcpProxy(5432);
+    proxy = await startTcpProxy(databaseServer().port, databaseServer().host);
     const replica = new URL(process.env.DATABASE_URL as string);
     replica.host = `127.0.0.1:${proxy.port}`;
     t = await startApp({

@@ -1,4 +1,5 @@
 import type { Pool } from 'pg';
+import { databaseServer } from '../helpers/ops-infra';
 import { TestApp, startApp } from '../helpers/test-app';
 import { ApiClient, report, runDb, sleep, startPausableProxy, tokens, waitUntil } from './harness';
 
@@ -187,7 +188,7 @@ describe('credential cache across 2 API processes', () => {
   });
 
   it('a listener connection that goes silent (a partition) is noticed by its heartbeat, and the listener reconnects once the network is back', async () => {
-    const proxy = await startPausableProxy(5432);
+    const proxy = await startPausableProxy(databaseServer().port, databaseServer().host);
     const url = new URL(process.env.DATABASE_URL as string);
     url.host = `127.0.0.1:${proxy.port}`;
     const c = await startApp({ ...env, DATABASE_URL: url.toString() });

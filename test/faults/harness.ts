@@ -324,12 +324,13 @@ export async function watchStalled(
  */
 export async function startPausableProxy(
   targetPort: number,
+  targetHost = '127.0.0.1',
 ): Promise<{ port: number; pause(): void; resume(): void; close(): Promise<void> }> {
   const sockets = new Set<Socket>();
   let paused = false;
   const pairs: Array<{ client: Socket; upstream: Socket | null }> = [];
   const link = (pair: (typeof pairs)[number]): void => {
-    const upstream = tcpConnect(targetPort, '127.0.0.1');
+    const upstream = tcpConnect(targetPort, targetHost);
     pair.upstream = upstream;
     sockets.add(upstream);
     pair.client.pipe(upstream).pipe(pair.client);

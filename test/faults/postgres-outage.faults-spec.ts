@@ -1,5 +1,5 @@
 import type { Pool } from 'pg';
-import { TcpProxy, startTcpProxy } from '../helpers/ops-infra';
+import { TcpProxy, databaseServer, startTcpProxy } from '../helpers/ops-infra';
 import { TestApp, startApp } from '../helpers/test-app';
 import {
   ApiClient,
@@ -28,7 +28,7 @@ describe('PostgreSQL unreachable (a TCP proxy in between is cut, then restored)'
 
   beforeAll(async () => {
     await receiver.start();
-    proxy = await startTcpProxy(5432);
+    proxy = await startTcpProxy(databaseServer().port, databaseServer().host);
     db = runDb();
   });
 

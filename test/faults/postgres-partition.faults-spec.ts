@@ -1,4 +1,5 @@
 import type { Pool } from 'pg';
+import { databaseServer } from '../helpers/ops-infra';
 import { TestApp, startApp } from '../helpers/test-app';
 import {
   ApiClient,
@@ -26,7 +27,7 @@ describe('PostgreSQL silent (a partition: packets held, no reset)', () => {
 
   beforeAll(async () => {
     await receiver.start();
-    proxy = await startPausableProxy(5432);
+    proxy = await startPausableProxy(databaseServer().port, databaseServer().host);
     db = runDb();
   });
 

@@ -60,6 +60,12 @@ export interface TcpProxy {
   close(): Promise<void>;
 }
 
+/** Where this run's PostgreSQL server listens (DATABASE_URL, made from TEST_DATABASE_URL): what proxies forward to. */
+export function databaseServer(): { port: number; host: string } {
+  const url = new URL(process.env.DATABASE_URL as string);
+  return { port: Number(url.port || 5432), host: url.hostname.replace(/^\[|\]$/g, '') };
+}
+
 export async function startTcpProxy(targetPort: number, targetHost = '127.0.0.1'): Promise<TcpProxy> {
   const port = await freePort();
   const sockets = new Set<Socket>();

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { MIGRATIONS } from '../../migrations';
+import { testDatabaseServerUrl } from '../../scripts/test-servers';
 import { testRunEnv } from './test-env';
 
 // Runs outside Jest's module mapper, so it uses only relative imports.
@@ -12,8 +13,7 @@ export default async function globalSetup(): Promise<void> {
   const dbName = url.pathname.slice(1);
   if (!/test/.test(dbName)) throw new Error(`Refusing to use database ${dbName}: its name does not say test`);
   Object.assign(process.env, env, { KYC_TEST_RUN_ID: runId });
-  url.pathname = '/postgres';
-  const admin = new Client({ connectionString: url.toString() });
+  const admin = new Client({ connectionString: testDatabaseServerUrl() });
   await admin.connect();
   await admin.query(`CREATE DATABASE "${dbName}"`);
   await admin.end();

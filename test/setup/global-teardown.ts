@@ -1,5 +1,6 @@
 import Redis from 'ioredis';
 import { Client } from 'pg';
+import { testDatabaseServerUrl } from '../../scripts/test-servers';
 
 /** Drops this run's database and its queue keys; never touches anything without "test" in its name. */
 export default async function globalTeardown(): Promise<void> {
@@ -7,8 +8,7 @@ export default async function globalTeardown(): Promise<void> {
   const url = new URL(databaseUrl);
   const dbName = decodeURIComponent(url.pathname.slice(1));
   if (process.env.KEEP_TEST_DB !== '1' && /test/.test(dbName)) {
-    url.pathname = '/postgres';
-    const client = new Client({ connectionString: url.toString() });
+    const client = new Client({ connectionString: testDatabaseServerUrl() });
     await client.connect();
     await client.query(`DROP DATABASE IF EXISTS "${dbName.replace(/"/g, '""')}" WITH (FORCE)`);
     await client.end();

@@ -1,11 +1,12 @@
 import { randomBytes } from 'node:crypto';
+import { testDatabaseUrl, testRedisUrl } from '../../scripts/test-servers';
 
-/** Settings every e2e run shares; the database and queue prefix are unique to the run. */
+/** Settings every e2e run shares; the database and queue prefix are unique to the run (servers: TEST_DATABASE_URL, TEST_REDIS_URL). */
 export function testRunEnv(runId: string): Record<string, string> {
   return {
     NODE_ENV: 'test',
-    DATABASE_URL: `postgres://postgres@127.0.0.1:5432/kyc_test_${runId}`,
-    REDIS_URL: process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379',
+    DATABASE_URL: testDatabaseUrl(`kyc_test_${runId}`),
+    REDIS_URL: testRedisUrl(),
     QUEUE_PREFIX: `kyctest_${runId}`,
     ADMIN_TOKEN: `admin-${randomBytes(16).toString('hex')}`,
     INTERNAL_API_TOKEN: `internal-${randomBytes(16).toString('hex')}`,
