@@ -152,8 +152,11 @@ async function main(): Promise<void> {
     log(`Latency: open loop at ${options.rate} req/s, the same slices.`);
     log(
       table(
-        BESIDE_FLOOR_HEADER.slice(0, 10),
-        rows.map((r) => besideFloor(r.scenario, r.latency.service, r.latency.floor, NaN).slice(0, 10)),
+        [...BESIDE_FLOOR_HEADER.slice(0, 9), 'service / floor p99'],
+        rows.map((r) => [
+          ...besideFloor(r.scenario, r.latency.service, r.latency.floor, NaN).slice(0, 9),
+          fmt(r.latency.service.p99 / r.latency.floor.p99, 2),
+        ]),
       ),
     );
     log();
