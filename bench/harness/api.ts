@@ -1,4 +1,5 @@
 import http from 'node:http';
+import { BENCH_INTERNAL_API_TOKEN } from './service-env';
 import { SETTLE_MS, type LoadRun, type Tally } from './slices';
 
 /** A keep-alive JSON client of the service's admin, internal and public APIs. */
@@ -159,4 +160,25 @@ export function changeLoop(
     return counted / measuredSeconds;
   };
   return loop;
+}
+
+/** Changes open loop at `rate`/s: change i leaves at start + i/rate, waiting only for its own verification's previous one. */
+export async function pacedChanges(api: ApiClient, verifications: BenchVerification[], rate: number, total: number) {
+  const responded = new Map<string, number>();
+  const busy = new Map<string, Promise<void>>();
+  let [ok, errors] = [0, 0];
+  const start = performance.now();
+  for (let i = 0; i < total; i++) {
+    const wait = start + (i * 1000) / rate - performance.now();
+    if (wait > 1) await new Promise((resolve) => setTimeout(resolve, wait));
+    const v = verifications[i % verifications.length] as BenchVerification;
+    const run = (busy.get(v.id) ?? Promise.resolve()).then(async () => {
+      const result = await change(api, api, BENCH_INTERNAL_API_TOKEN, v);
+      if (result.ok) responded.set(`${v.id}:${v.version}`, result.at);
+      [ok, errors] = result.ok ? [ok + 1, errors] : [ok, errors + 1];
+    });
+    busy.set(v.id, run);
+  }
+  await Promise.all(busy.values());
+  return { ok, errors, responded, seconds: (performance.now() - start) / 1000 };
 }

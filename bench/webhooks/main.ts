@@ -12,7 +12,7 @@
  */
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { ApiClient, BenchVerification, change, changeLoop, createBenchData } from '../harness/api';
+import { ApiClient, changeLoop, createBenchData, pacedChanges } from '../harness/api';
 import { benchDatabaseUrlFrom, cleanRedisPrefixes, describeMachine, recreateBenchDatabase } from '../harness/db';
 import { envPairs, parseFlags, positiveInteger, readOptions } from '../harness/flags';
 import { BenchProcess, cpuSeconds, exited, startService, tail } from '../harness/processes';
@@ -57,8 +57,6 @@ function parseOptions(argv: string[]) {
   };
 }
 
-type Options = ReturnType<typeof parseOptions>;
-
 /** The floor process, up between slices: each slice is one IPC round trip. */
 function startFloor(env: Record<string, string>) {
   const child = spawn(process.execPath, [join(__dirname, 'floor.js')], {
@@ -72,27 +70,6 @@ function startFloor(env: Record<string, string>) {
     slice: (jobs: number): Promise<FloorSlice> => (child.send({ jobs }), next()),
     stop: async (): Promise<void> => void (child.kill('SIGTERM'), await exited(child)),
   };
-}
-
-/** Changes open loop at `rate`/s: change i leaves at start + i/rate, waiting only for its own verification's previous one. */
-async function paced(api: ApiClient, verifications: BenchVerification[], options: Options) {
-  const responded = new Map<string, number>();
-  const busy = new Map<string, Promise<void>>();
-  let [ok, errors] = [0, 0];
-  const start = performance.now();
-  for (let i = 0; i < options.rate * options.paced; i++) {
-    const wait = start + (i * 1000) / options.rate - performance.now();
-    if (wait > 1) await new Promise((resolve) => setTimeout(resolve, wait));
-    const v = verifications[i % verifications.length] as BenchVerification;
-    const run = (busy.get(v.id) ?? Promise.resolve()).then(async () => {
-      const result = await change(api, api, BENCH_TOKENS.internal, v);
-      if (result.ok) responded.set(`${v.id}:${v.version}`, result.at);
-      [ok, errors] = result.ok ? [ok + 1, errors] : [ok, errors + 1];
-    });
-    busy.set(v.id, run);
-  }
-  await Promise.all(busy.values());
-  return { ok, errors, responded, seconds: (performance.now() - start) / 1000 };
 }
 
 async function main(): Promise<void> {
@@ -182,7 +159,7 @@ async function main(): Promise<void> {
     }
 
     log(`latency: ${options.rate * options.paced} changes at ${options.rate}/s, open loop`);
-    const drive = await paced(api, verifications, options);
+    const drive = await pacedChanges(api, verifications, options.rate, options.rate * options.paced);
     failures += drive.errors;
     const commitToArrival: number[] = [];
     const responseToArrival: number[] = [];
