@@ -10,7 +10,6 @@ RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json nest-cli.json ./
 COPY src ./src
 COPY migrations ./migrations
-COPY bench ./bench
 RUN npx nest build
 
 # --- runtime: production dependencies and the compiled dist/ only, as the unprivileged node user ---

@@ -1,82 +1,41 @@
 /**
- * npm run bench:list — the list route of the public API under load, beside a bare node:http + pg
- * floor doing the same database work, that same work on a bare Nest + Express app (what the
- * framework alone allows), and a bare node:http + pg server answering every request with one
- * SELECT 1 and a fixed body (the ceiling of one database round trip per request). See
- * docs/performance.md.
+ * npm run bench:list — the public list route under load beside the naive floor (floor.ts: bare
+ * node:http + pg doing the same database work). Per scenario, in interleaved slices: throughput
+ * (closed loop, autocannon) and latency (open loop at a paced rate below saturation), each with
+ * the server process's CPU per request. See docs/performance.md.
  *
- * Each scenario measures the four targets in interleaved slices (service, bare Nest, floor,
- * round-trip floor, then the same in rotated order...), so that the machine's own drift during a
- * run weighs on all of them alike; req/s is over all slices, p50/p99 over every response of all
- * slices.
- *
- * Options: --reseed (rebuild the bench database), --duration <s> (15, per target and scenario),
- * --slices <n> (5: the duration is cut into n slices, the first 0.5 s of each left out), --warmup <s> (3),
- * --connections <n> (50), --hops <n> (200), --out <file.json> (raw figures).
+ * Options: --reseed, --duration <s> (15 per target, cut into --slices <n> (5)), --warmup <s> (3),
+ * --connections <n> (50), --rate <n> (200 req/s, the paced latency load), --hops <n> (200), --out <file.json>.
  */
-import { loadavg } from 'node:os';
-import { writeFileSync } from 'node:fs';
-import autocannon from 'autocannon';
-import { describeMachine, warnIfFewConnections } from '../common/bench-db';
-import { parseFlags, positiveInteger, readOptions } from '../common/flags';
-import { LoadRun, Measured, SETTLE_MS, autocannonLoad, interleave, median } from '../common/slices';
-import { prepareBenchDatabase } from './bench-database';
-import { benchDatabaseUrl, benchSecret } from './bench-env';
-import {
-  FLOOR_MAIN,
-  NEST_FLOOR_MAIN,
-  ROUND_TRIP_FLOOR_MAIN,
-  SERVICE_MAIN,
-  Target,
-  serviceEnv,
-  startTarget,
-} from './targets';
-import { ACCOUNTS, LIST_PATH, Variant, perAccount, qVariants } from './variants';
+import { join } from 'node:path';
+import { describeMachine, warnIfFewConnections } from '../harness/db';
+import { parseFlags, positiveInteger, readOptions } from '../harness/flags';
+import { BenchProcess, startProcess, startService, tail } from '../harness/processes';
+import { BESIDE_FLOOR_HEADER, besideFloor, fmt, footer, load1, log, table, verdict, writeOut } from '../harness/report';
+import { benchSecret, serviceEnv } from '../harness/service-env';
+import { ApiGet, Measured, autocannonLoad, interleave, median, pacedLoad } from '../harness/slices';
+import { ACCOUNTS, LIST_PATH, benchDatabaseUrl, perAccount, qRequests } from './data';
+import { prepareBenchDatabase } from './seed';
 
-interface Options {
-  reseed: boolean;
-  duration: number;
-  slices: number;
-  warmup: number;
-  connections: number;
-  hops: number;
-  out?: string;
-}
-
-interface Row {
-  scenario: string;
-  service: Measured;
-  /** floor-core.ts on a bare Nest + Express app: what the framework alone allows. */
-  nest: Measured;
-  floor: Measured;
-  /** SELECT 1 and a fixed body on bare node:http: the ceiling of one database round trip per request. */
-  trip: Measured;
-  /** Median over the slices of service req/s ÷ floor req/s in the same slice. */
-  sliceRatio: number;
-}
-
-type TargetName = 'service' | 'nest' | 'floor' | 'trip';
-
-function log(line: string): void {
-  process.stdout.write(`${line}\n`);
-}
-
-function parseOptions(argv: string[]): Options {
+function parseOptions(argv: string[]) {
   const values = parseFlags(argv, {
     reseed: { type: 'boolean' },
     duration: { type: 'string' },
     slices: { type: 'string' },
     warmup: { type: 'string' },
     connections: { type: 'string' },
+    rate: { type: 'string' },
     hops: { type: 'string' },
     out: { type: 'string' },
   });
+  const [duration, slices] = [positiveInteger(values, 'duration', 15), positiveInteger(values, 'slices', 5)];
   return {
     reseed: values.reseed === true,
-    duration: positiveInteger(values, 'duration', 15),
-    slices: positiveInteger(values, 'slices', 5),
+    slices,
+    sliceSeconds: Math.max(1, Math.round(duration / slices)),
     warmup: positiveInteger(values, 'warmup', 3),
     connections: positiveInteger(values, 'connections', 50),
+    rate: positiveInteger(values, 'rate', 200),
     hops: positiveInteger(values, 'hops', 200),
     out: values.out,
   };
@@ -88,107 +47,46 @@ interface Page {
   next_cursor: string | null;
 }
 
-async function getPage(target: Target, variant: Variant): Promise<Page> {
-  const res = await fetch(`${target.url}${variant.path}`, { headers: { authorization: `Bearer ${variant.secret}` } });
-  if (res.status !== 200) throw new Error(`${target.name} ${variant.path}: HTTP ${res.status} ${await res.text()}`);
+async function getPage(target: BenchProcess, request: ApiGet): Promise<Page> {
+  const res = await fetch(`${target.url}${request.path}`, { headers: { authorization: `Bearer ${request.secret}` } });
+  if (res.status !== 200) throw new Error(`${target.name} ${request.path}: HTTP ${res.status} ${await res.text()}`);
   return (await res.json()) as Page;
 }
 
-/** Follows next_cursor `hops` times from the first page, per account, on this target's own cursors. */
-async function deepVariants(target: Target, hops: number): Promise<Variant[]> {
-  const variants: Variant[] = new Array<Variant>(ACCOUNTS.length);
-  let nextAccount = 0;
+/** The page after `hops` cursor hops, per account, on the target's own cursors. */
+async function deepRequests(target: BenchProcess, hops: number): Promise<ApiGet[]> {
+  const requests = new Array<ApiGet>(ACCOUNTS.length);
+  let next = 0;
   const walker = async (): Promise<void> => {
-    for (let i = nextAccount++; i < ACCOUNTS.length; i = nextAccount++) {
+    for (let i = next++; i < ACCOUNTS.length; i = next++) {
       const secret = benchSecret(ACCOUNTS[i] as number);
       let path = `${LIST_PATH}?limit=20`;
       for (let hop = 0; hop < hops; hop++) {
-        const page = await getPage(target, { path, secret });
-        if (!page.next_cursor) throw new Error(`account ${i} ran out of pages after ${hop} hops`);
-        path = `${LIST_PATH}?limit=20&cursor=${encodeURIComponent(page.next_cursor)}`;
+        const cursor = (await getPage(target, { path, secret })).next_cursor;
+        if (!cursor) throw new Error(`account ${i} ran out of pages after ${hop} hops`);
+        path = `${LIST_PATH}?limit=20&cursor=${encodeURIComponent(cursor)}`;
       }
-      variants[i] = { path, secret };
+      requests[i] = { path, secret };
     }
   };
   await Promise.all(Array.from({ length: 16 }, walker));
-  return variants;
+  return requests;
 }
 
-/** The floor must return exactly the service's rows, or the comparison means nothing. */
-async function checkSameRows(
-  scenario: string,
-  service: Target,
-  floors: Target[],
-  serviceVariants: Variant[],
-  floorVariants: Variant[],
-): Promise<void> {
-  for (let i = 0; i < Math.min(serviceVariants.length, 40); i++) {
-    const expected = await getPage(service, serviceVariants[i] as Variant);
-    for (const floor of floors) {
-      const page = await getPage(floor, floorVariants[i] as Variant);
-      const same =
-        expected.has_more === page.has_more &&
-        expected.data.map((r) => r.id).join() === page.data.map((r) => r.id).join();
-      if (!same)
-        throw new Error(`${scenario}: the ${floor.name} and the service disagree on ${serviceVariants[i]?.path}`);
-    }
+/** The floor must return the service's rows, or the comparison means nothing. */
+async function checkSameRows(scenario: string, service: BenchProcess, floor: BenchProcess, s: ApiGet[], f: ApiGet[]) {
+  for (let i = 0; i < Math.min(s.length, 40); i++) {
+    const [expected, page] = [await getPage(service, s[i] as ApiGet), await getPage(floor, f[i] as ApiGet)];
+    const ids = (p: Page): string => `${p.has_more} ${p.data.map((row) => row.id).join()}`;
+    if (ids(expected) !== ids(page))
+      throw new Error(`${scenario}: the floor and the service disagree on ${s[i]?.path}`);
   }
 }
 
-/** Autocannon runs of GETs over the variants, in turn, each run from the first variant. */
-function load(target: Target, variants: Variant[], connections: number): LoadRun {
-  return (seconds, tally) => {
-    let next = 0;
-    const requests: autocannon.Request[] = [
-      {
-        method: 'GET',
-        setupRequest: (request) => {
-          const variant = variants[next++ % variants.length] as Variant;
-          return { ...request, path: variant.path, headers: { authorization: `Bearer ${variant.secret}` } };
-        },
-      },
-    ];
-    return autocannonLoad(target.url, requests, connections, seconds, tally);
-  };
-}
-
-function table(rows: Row[]): string {
-  const fmt = (n: number, digits = 0): string => n.toFixed(digits);
-  const lines = [
-    '| scenario | service req/s | p50 ms | p99 ms | floor req/s | p50 ms | p99 ms | ratio | median slice ratio | bare Nest req/s | p99 ms | Nest / floor | service / Nest | round-trip floor req/s | service / round trip |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
-    ...rows.map(
-      ({ scenario, service: s, nest: n, floor: f, trip: t, sliceRatio }) =>
-        `| ${scenario} | ${fmt(s.rps)} | ${fmt(s.p50)} | ${fmt(s.p99)} | ${fmt(f.rps)} | ${fmt(f.p50)} | ${fmt(f.p99)} | ${fmt(s.rps / f.rps, 2)} | ${fmt(sliceRatio, 2)} ` +
-        `| ${fmt(n.rps)} | ${fmt(n.p99)} | ${fmt(n.rps / f.rps, 2)} | ${fmt(s.rps / n.rps, 2)} | ${fmt(t.rps)} | ${fmt(s.rps / t.rps, 2)} |`,
-    ),
-  ];
-  return lines.join('\n');
-}
-
-function targets(rows: Row[]): string[] {
-  const by = (name: string): Row => rows.find((row) => row.scenario === name) as Row;
-  const verdict = (ok: boolean): string => (ok ? 'PASS' : 'FAIL');
-  const ratio = (row: Row): number => row.service.rps / row.floor.rps;
-  const firstRatio = ratio(by('first page'));
-  const qRatio = ratio(by('q search'));
-  const deep = by('deep page (200 hops)').service.p99;
-  const first = by('first page').service.p99;
-  const q = by('q search').service.p99;
-  const qFloor = by('q search').floor.p99;
-  const qLight = by('q search, 5 connections').service.p99;
-  const loaded = rows.filter((row) => !row.scenario.includes('5 connections'));
-  const nestShare = Math.max(...loaded.map((row) => row.nest.rps / row.floor.rps));
-  const serviceShare = Math.min(...loaded.map((row) => row.service.rps / row.nest.rps));
-  const tripShares = loaded.map((row) => row.service.rps / row.trip.rps);
-  const [tripShare, tripWorst] = [Math.max(...tripShares), Math.min(...tripShares)];
-  return [
-    `${verdict(firstRatio >= 2 && qRatio >= 2)}  list first page and q >= 2.0 x the naive floor (first page ${firstRatio.toFixed(3)}, q search ${qRatio.toFixed(3)})`,
-    `${verdict(deep <= 1.2 * first)}  deep page p99 within 1.2 x first page p99 (${deep} ms vs ${first} ms = ${(deep / first).toFixed(2)} x)`,
-    `${verdict(q < 50)}  q search p99 < 50 ms at full load (${q} ms; the bare floor: ${qFloor} ms; the service at 5 connections: ${qLight} ms)`,
-    `info  the bare Nest + Express app reaches ${nestShare.toFixed(2)} of the floor at best, the service ${serviceShare.toFixed(2)} of the bare Nest app at worst`,
-    `info  the service reaches ${tripShare.toFixed(2)} of the round-trip floor (SELECT 1, fixed body) at best, ${tripWorst.toFixed(2)} at worst`,
-  ];
+interface Row {
+  scenario: string;
+  throughput: { service: Measured; floor: Measured; sliceRatio: number };
+  latency: { service: Measured; floor: Measured };
 }
 
 async function main(): Promise<void> {
@@ -196,106 +94,109 @@ async function main(): Promise<void> {
   const databaseUrl = benchDatabaseUrl();
   await prepareBenchDatabase(databaseUrl, options.reseed, log);
   const machine = await describeMachine(databaseUrl);
-  // The service and the three floors keep pools of 20 each.
-  await warnIfFewConnections(databaseUrl, 4 * 20 + 2, log);
-  const env = serviceEnv(databaseUrl);
-
-  const started: Target[] = [];
+  await warnIfFewConnections(databaseUrl, 2 * 20 + 2, log);
+  const env = serviceEnv(databaseUrl, 'kyc-bench', { APP_ROLE: 'api' });
+  const loadAtStart = load1();
+  const started: BenchProcess[] = [];
   try {
-    const service = await startTarget('service', SERVICE_MAIN, env, '/health/live');
+    const service = await startService('service', env);
     started.push(service);
-    const floor = await startTarget('floor', FLOOR_MAIN, env, '/');
+    const floor = await startProcess('floor', join(__dirname, 'floor.js'), env, { stopGraceMs: 5_000 });
     started.push(floor);
-    const nest = await startTarget('bare Nest floor', NEST_FLOOR_MAIN, env, '/');
-    started.push(nest);
-    const trip = await startTarget('round-trip floor', ROUND_TRIP_FLOOR_MAIN, env, '/');
-    started.push(trip);
-
     log(`walking ${options.hops} cursor hops for ${ACCOUNTS.length} accounts on each target`);
-    const walkStart = Date.now();
-    const deepService = await deepVariants(service, options.hops);
-    const deepFloor = await deepVariants(floor, options.hops);
-    log(`walked in ${((Date.now() - walkStart) / 1000).toFixed(1)} s`);
-
-    const scenarios: { name: string; service: Variant[]; floor: Variant[]; connections?: number }[] = [
-      { name: 'first page', service: perAccount('limit=20'), floor: perAccount('limit=20') },
-      { name: 'deep page (200 hops)', service: deepService, floor: deepFloor },
-      { name: 'q search', service: qVariants(), floor: qVariants() },
-      {
-        name: 'status filter',
-        service: perAccount('status=approved,rejected'),
-        floor: perAccount('status=approved,rejected'),
-      },
+    const [deepService, deepFloor] = [
+      await deepRequests(service, options.hops),
+      await deepRequests(floor, options.hops),
     ];
-    const loadBefore = loadavg()[0] ?? 0;
-    log(
-      `1-minute load average before the runs: ${loadBefore.toFixed(2)} (includes the cursor walk just done; other work on the machine shows up here too)`,
-    );
+    const scenarios: [string, ApiGet[], ApiGet[]][] = [
+      ['first page', perAccount('limit=20'), perAccount('limit=20')],
+      [`deep page (${options.hops} hops)`, deepService, deepFloor],
+      ['q search', qRequests(), qRequests()],
+      ['status filter', perAccount('status=approved,rejected'), perAccount('status=approved,rejected')],
+    ];
     const rows: Row[] = [];
-    const sliceSeconds = Math.max(1, Math.round(options.duration / options.slices));
-    const lowConcurrency = {
-      name: 'q search, 5 connections',
-      service: qVariants(),
-      floor: qVariants(),
-      connections: 5,
-    };
-    for (const scenario of [...scenarios, lowConcurrency]) {
-      // The bare Nest floor runs floor-core.ts too, so the floor's cursors are valid on it.
-      await checkSameRows(scenario.name, service, [floor, nest], scenario.service, scenario.floor);
-      const connections = scenario.connections ?? options.connections;
-      const runs: [TargetName, LoadRun][] = [
-        ['service', load(service, scenario.service, connections)],
-        ['nest', load(nest, scenario.floor, connections)],
-        ['floor', load(floor, scenario.floor, connections)],
-        ['trip', load(trip, scenario.floor, connections)],
-      ];
-      const { tallies, perSlice } = await interleave(runs, {
-        warmup: options.warmup,
-        slices: options.slices,
-        sliceSeconds,
-      });
-      const sliceRatios = perSlice.map((rps) => rps.service / rps.floor);
-      const measured = {
-        service: tallies.service.measured(),
-        nest: tallies.nest.measured(),
-        floor: tallies.floor.measured(),
-        trip: tallies.trip.measured(),
-      };
-      for (const [name, m] of Object.entries(measured)) {
-        log(
-          `${scenario.name} / ${name}: ${m.rps.toFixed(0)} req/s, p50 ${m.p50} ms, p99 ${m.p99} ms${m.failures ? `, ${m.failures} FAILED requests` : ''}`,
-        );
-      }
-      log(`${scenario.name}: service / floor per slice ${sliceRatios.map((r) => r.toFixed(2)).join(' ')}`);
-      rows.push({ scenario: scenario.name, ...measured, sliceRatio: median(sliceRatios) });
+    for (const [scenario, s, f] of scenarios) {
+      await checkSameRows(scenario, service, floor, s, f);
+      const pids = { service: service.child.pid, floor: floor.child.pid };
+      const closed = await interleave(
+        [
+          { name: 'service', pid: pids.service, run: autocannonLoad(service.url, s, options.connections) },
+          { name: 'floor', pid: pids.floor, run: autocannonLoad(floor.url, f, options.connections) },
+        ],
+        options,
+      );
+      const paced = await interleave(
+        [
+          { name: 'service', pid: pids.service, run: pacedLoad(service.url, s, options.rate) },
+          { name: 'floor', pid: pids.floor, run: pacedLoad(floor.url, f, options.rate) },
+        ],
+        options,
+      );
+      const sliceRatio = median(closed.perSlice.map((x) => x.service.rps / x.floor.rps));
+      rows.push({ scenario, throughput: { ...closed.measured, sliceRatio }, latency: paced.measured });
+      const { service: t, floor: u } = closed.measured;
+      const { service: l, floor: m } = paced.measured;
+      log(`${scenario}: ${fmt(t.rps)} vs ${fmt(u.rps)} req/s; at ${options.rate}/s p99 ${l.p99} vs ${m.p99} ms`);
     }
-
-    const failures = rows
-      .flatMap((row) => [row.service, row.nest, row.floor, row.trip])
-      .reduce((sum, m) => sum + m.failures, 0);
-    log('');
+    log();
     log(
-      `Machine: ${machine}; ${options.connections} connections; per scenario and target ${options.warmup} s warm-up, then ${options.slices} slices of ${sliceSeconds} s interleaved with the other targets' (the first ${SETTLE_MS} ms of each left out);`,
+      `Throughput: ${options.connections} connections, ${options.warmup} s warm-up, then ${options.slices} interleaved slices of ${options.sliceSeconds} s per target (the first 0.5 s left out).`,
     );
     log(
-      `autocannon runs in this process, the service and the three floors in their own, all on the same machine as PostgreSQL.`,
+      table(
+        BESIDE_FLOOR_HEADER,
+        rows.map((r) => besideFloor(r.scenario, r.throughput.service, r.throughput.floor, r.throughput.sliceRatio)),
+      ),
     );
-    log(`1-minute load average: ${loadBefore.toFixed(2)} before the runs, ${(loadavg()[0] ?? 0).toFixed(2)} after.`);
-    log('');
-    log(table(rows));
-    log('');
-    for (const line of targets(rows)) log(line);
-    if (failures > 0)
-      log(`WARNING: ${failures} requests failed (non-2xx, errors or time-outs); the figures above are suspect`);
-    if (options.out) writeFileSync(options.out, JSON.stringify({ machine, options, rows }, null, 2) + '\n');
+    log();
+    log(`Latency: open loop at ${options.rate} req/s, the same slices.`);
+    log(
+      table(
+        [...BESIDE_FLOOR_HEADER.slice(0, 9), 'service / floor p99'],
+        rows.map((r) => [
+          ...besideFloor(r.scenario, r.latency.service, r.latency.floor, NaN).slice(0, 9),
+          fmt(r.latency.service.p99 / r.latency.floor.p99, 2),
+        ]),
+      ),
+    );
+    log();
+    const by = (name: string): Row => rows.find((row) => row.scenario.startsWith(name)) as Row;
+    const ratio = (row: Row): number => row.throughput.service.rps / row.throughput.floor.rps;
+    const [first, deep, q] = [by('first page'), by('deep page'), by('q search')];
+    log(
+      verdict(
+        ratio(first) >= 2 && ratio(q) >= 2,
+        `list first page and q >= 2.0 x the naive floor (first page ${fmt(ratio(first), 3)}, q ${fmt(ratio(q), 3)})`,
+      ),
+    );
+    log(
+      verdict(
+        deep.latency.service.p99 <= 1.2 * first.latency.service.p99,
+        `deep page p99 within 1.2 x first page p99 at ${options.rate}/s (${deep.latency.service.p99} vs ${first.latency.service.p99} ms)`,
+      ),
+    );
+    log(
+      verdict(
+        q.latency.service.p99 < 50,
+        `q search p99 < 50 ms at ${options.rate}/s (${q.latency.service.p99} ms; the floor ${q.latency.floor.p99} ms)`,
+      ),
+    );
+    const failures = rows.reduce(
+      (n, r) =>
+        n +
+        r.throughput.service.failures +
+        r.throughput.floor.failures +
+        r.latency.service.failures +
+        r.latency.floor.failures,
+      0,
+    );
+    footer(machine, loadAtStart, failures);
+    writeOut(options.out, { machine, options, rows });
   } catch (error) {
-    for (const target of started) {
-      const tail = target.output.join('').split('\n').slice(-20).join('\n');
-      if (tail.trim()) process.stderr.write(`--- ${target.name} output (last lines) ---\n${tail}\n`);
-    }
+    for (const p of started) process.stderr.write(`--- ${p.name} (last lines) ---\n${tail(p)}\n`);
     throw error;
   } finally {
-    for (const target of started.reverse()) await target.stop();
+    for (const p of started.reverse()) await p.stop();
   }
 }
 

@@ -1,139 +1,36 @@
 import { Client } from 'pg';
 import { encryptSecret, hashSecret } from 'src/accounts/secret-crypto';
 import { DOCUMENT_TYPES, REJECTION_REASONS } from 'src/verifications/verification.types';
+import { createDatabaseIfMissing, runMigrations } from 'src/database/migrate';
+import {
+  dropBenchDatabase,
+  dropSecondaryIndexes,
+  inParallel,
+  seedingClient,
+  textArray,
+  withMaintenanceDb,
+} from '../harness/db';
+import { BENCH_SECRET_ENCRYPTION_KEY, benchSecret } from '../harness/service-env';
 import {
   ACCOUNT_COUNT,
-  BENCH_SECRET_ENCRYPTION_KEY,
   LARGE_ACCOUNTS,
   MEDIUM_ACCOUNTS,
-  SEED_VERIFICATIONS_WINDOW_DAYS,
+  SEED_WINDOW_DAYS,
   SEED_VERSION,
   VERIFICATION_COUNT,
-  benchSecret,
-} from './bench-env';
-import { inParallel, seedingClient } from '../common/bench-db';
+} from './data';
 
-const FIRST_NAMES = [
-  'Ada',
-  'Alan',
-  'Grace',
-  'Linus',
-  'Margaret',
-  'Dennis',
-  'Barbara',
-  'Ken',
-  'Frances',
-  'Edsger',
-  'Radia',
-  'Donald',
-  'Anna',
-  'Hannah',
-  'Joanna',
-  'Annette',
-  'Maria',
-  'Mariana',
-  'Jose',
-  'Juan',
-  'Sofia',
-  'Lucia',
-  'Mateo',
-  'Chen',
-  'Wei',
-  'Yuki',
-  'Hiroshi',
-  'Aiko',
-  'Priya',
-  'Arjun',
-  'Fatima',
-  'Omar',
-  'Amara',
-  'Chinedu',
-  'Olga',
-  'Ivan',
-  'Sven',
-  'Ingrid',
-  'Pierre',
-  'Camille',
-  'Giulia',
-  'Marco',
-  'Emma',
-  'Noah',
-  'Olivia',
-  'Liam',
-  'Zoe',
-  'Kofi',
-];
-const LAST_NAMES = [
-  'Lovelace',
-  'Turing',
-  'Hopper',
-  'Torvalds',
-  'Hamilton',
-  'Ritchie',
-  'Liskov',
-  'Thompson',
-  'Allen',
-  'Dijkstra',
-  'Perlman',
-  'Knuth',
-  'Smith',
-  'Johnson',
-  'Williams',
-  'Brown',
-  'Jones',
-  'Garcia',
-  'Martinez',
-  'Rodriguez',
-  'Hernandez',
-  'Lopez',
-  'Gonzalez',
-  'Wilson',
-  'Anderson',
-  'Taylor',
-  'Moore',
-  'Jackson',
-  'Martin',
-  'Lee',
-  'Nguyen',
-  'Tanaka',
-  'Yamamoto',
-  'Suzuki',
-  'Sato',
-  'Kim',
-  'Park',
-  'Wang',
-  'Zhang',
-  'Li',
-  'Patel',
-  'Sharma',
-  'Singh',
-  'Khan',
-  'Okafor',
-  'Adeyemi',
-  'Mensah',
-  'Ivanova',
-  'Petrov',
-  'Novak',
-  'Kowalski',
-  'Muller',
-  'Schmidt',
-  'Rossi',
-  'Bianchi',
-  'Dubois',
-  'Lefebvre',
-  'Andersson',
-  'Johansson',
-  'Hansen',
-  'Silva',
-  'Santos',
-];
+const FIRST_NAMES =
+  'Ada Alan Grace Linus Margaret Dennis Barbara Ken Frances Edsger Radia Donald Anna Hannah Joanna Annette Maria Mariana Jose Juan Sofia Lucia Mateo Chen Wei Yuki Hiroshi Aiko Priya Arjun Fatima Omar Amara Chinedu Olga Ivan Sven Ingrid Pierre Camille Giulia Marco Emma Noah Olivia Liam Zoe Kofi'.split(
+    ' ',
+  );
+const LAST_NAMES =
+  'Lovelace Turing Hopper Torvalds Hamilton Ritchie Liskov Thompson Allen Dijkstra Perlman Knuth Smith Johnson Williams Brown Jones Garcia Martinez Rodriguez Hernandez Lopez Gonzalez Wilson Anderson Taylor Moore Jackson Martin Lee Nguyen Tanaka Yamamoto Suzuki Sato Kim Park Wang Zhang Li Patel Sharma Singh Khan Okafor Adeyemi Mensah Ivanova Petrov Novak Kowalski Muller Schmidt Rossi Bianchi Dubois Lefebvre Andersson Johansson Hansen Silva Santos'.split(
+    ' ',
+  );
 const EMAIL_DOMAINS = ['example.com', 'mail.example.org', 'inbox.example.net', 'corp.example.io', 'post.example.de'];
 const COUNTRIES = ['GB', 'US', 'DE', 'FR', 'ES', 'IT', 'NL', 'PL', 'SE', 'NG', 'IN', 'JP', 'BR', 'CA'];
 const PLANS = ['gold', 'silver', 'basic'];
-
-function textArray(values: readonly string[]): string {
-  return `ARRAY[${values.map((value) => `'${value.replace(/'/g, "''")}'`).join(',')}]::text[]`;
-}
 
 /** Account index → deterministic account id (also used by the floor's sanity checks). */
 const ACCOUNT_ID_SQL = (index: string): string => `md5('kyc-bench-account-' || ${index})::uuid`;
@@ -145,7 +42,7 @@ const ACCOUNT_ID_SQL = (index: string): string => `md5('kyc-bench-account-' || $
  * time-ordered and the primary key is appended to, not scattered.
  */
 function verificationsInsert(windowEndParam: string, from: number, to: number): string {
-  const slotMs = Math.floor((SEED_VERIFICATIONS_WINDOW_DAYS * 86_400_000) / VERIFICATION_COUNT);
+  const slotMs = Math.floor((SEED_WINDOW_DAYS * 86_400_000) / VERIFICATION_COUNT);
   const medium = LARGE_ACCOUNTS + MEDIUM_ACCOUNTS;
   return `
     WITH base AS (
@@ -155,7 +52,7 @@ function verificationsInsert(windowEndParam: string, from: number, to: number): 
         (hashint8(n::bigint * 8 + 3)::bigint + 2147483648) AS h3,
         (hashint8(n::bigint * 8 + 4)::bigint + 2147483648) AS h4,
         (hashint8(n::bigint * 8 + 5)::bigint + 2147483648) AS h5,
-        ${windowEndParam}::timestamptz - interval '${SEED_VERIFICATIONS_WINDOW_DAYS} days'
+        ${windowEndParam}::timestamptz - interval '${SEED_WINDOW_DAYS} days'
           + ((n::bigint - 1) * ${slotMs} + (hashint8(n::bigint * 8 + 6)::bigint + 2147483648) % ${slotMs}) * interval '1 millisecond'
           AS created
       FROM generate_series(${from}, ${to}) AS n
@@ -210,7 +107,7 @@ function verificationsInsert(windowEndParam: string, from: number, to: number): 
 }
 
 /** True when the database holds this seed version's complete data set. */
-export async function isSeeded(databaseUrl: string): Promise<boolean> {
+async function isSeeded(databaseUrl: string): Promise<boolean> {
   const client = new Client({ connectionString: databaseUrl });
   await client.connect();
   try {
@@ -230,7 +127,7 @@ export async function isSeeded(databaseUrl: string): Promise<boolean> {
  * insert and rebuilt from their own definitions afterwards, so whatever indexes the migrations
  * define are the ones measured. Returns the seconds it took.
  */
-export async function seed(databaseUrl: string, log: (line: string) => void): Promise<number> {
+async function seed(databaseUrl: string, log: (line: string) => void): Promise<number> {
   const started = Date.now();
   const client = await seedingClient(databaseUrl);
   try {
@@ -256,25 +153,15 @@ export async function seed(databaseUrl: string, log: (line: string) => void): Pr
       ],
     );
 
-    const defs = await client.query<{ name: string; def: string }>(
-      `SELECT i.indexname AS name, i.indexdef AS def FROM pg_indexes i
-         WHERE i.schemaname = current_schema() AND i.tablename = 'verifications'
-           AND NOT EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conname = i.indexname)`,
-    );
-    for (const { name } of defs.rows) await client.query(`DROP INDEX "${name}"`);
-    log(
-      `seeding: inserting ${VERIFICATION_COUNT.toLocaleString('en')} verifications (${defs.rows.length} secondary indexes dropped)`,
-    );
+    const defs = await dropSecondaryIndexes(client, ['verifications']);
+    log(`seeding: inserting ${VERIFICATION_COUNT.toLocaleString('en')} verifications (${defs.length} indexes dropped)`);
     const half = VERIFICATION_COUNT / 2;
     await inParallel(databaseUrl, [
       verificationsInsert(`'${windowEnd}'`, 1, half),
       verificationsInsert(`'${windowEnd}'`, half + 1, VERIFICATION_COUNT),
     ]);
     log(`seeding: rebuilding indexes (${Math.round((Date.now() - started) / 1000)} s so far)`);
-    await inParallel(
-      databaseUrl,
-      defs.rows.map((row) => row.def),
-    );
+    await inParallel(databaseUrl, defs);
     log(`seeding: vacuum analyze (${Math.round((Date.now() - started) / 1000)} s so far)`);
     await inParallel(databaseUrl, [
       'VACUUM (ANALYZE) verifications',
@@ -289,4 +176,27 @@ export async function seed(databaseUrl: string, log: (line: string) => void): Pr
   } finally {
     await client.end();
   }
+}
+
+/**
+ * Makes sure the bench database exists, is migrated and holds this seed version's data. One that is
+ * missing, incomplete, older or `force`d is built again from the migrations, so the measured schema
+ * is always the migrations' schema.
+ */
+export async function prepareBenchDatabase(databaseUrl: string, force: boolean, log: (line: string) => void) {
+  const exists = await withMaintenanceDb(databaseUrl, async (client, name) => {
+    const found = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
+    return found.rowCount === 1;
+  });
+  if (exists && !force && (await isSeeded(databaseUrl))) {
+    const applied = await runMigrations(databaseUrl);
+    log(
+      `bench database already seeded${applied.length ? `; applied ${applied.join(', ')}` : ''} (--reseed rebuilds it)`,
+    );
+    return;
+  }
+  await dropBenchDatabase(databaseUrl);
+  await createDatabaseIfMissing(databaseUrl);
+  await runMigrations(databaseUrl);
+  log(`seeded in ${(await seed(databaseUrl, log)).toFixed(1)} s`);
 }

@@ -1,7 +1,10 @@
 import { Client } from 'pg';
-import { REDACTED_EXTERNAL_USER_ID } from 'src/verifications/redacted-verification';
-import { NO_WEBHOOK_URL, VERIFICATION_REDACTED } from 'src/webhooks/outbox-event';
 import { FLOOR_SELECTS_FROM_DAYS, PII_RETENTION_DAYS } from './windows';
+
+// The contract's values, written out: a floor imports nothing of src/.
+const REDACTED_EXTERNAL_USER_ID = '[redacted]';
+const VERIFICATION_REDACTED = 'verification.redacted';
+const NO_WEBHOOK_URL = 'no_webhook_url';
 
 const ISO = `'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`;
 const iso = (value: string): string => `to_char(${value} AT TIME ZONE 'UTC', ${ISO})`;

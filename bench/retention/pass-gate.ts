@@ -1,6 +1,7 @@
 /**
- * Preloaded into the bench's worker (`node --require dist/bench/retention/pass-gate.js
- * dist/src/main.js`, with an IPC channel): a gate in front of each batch of the retention pass
+ * Preloaded into the bench's worker (`node --require dist-bench/bench/retention/pass-gate.js
+ * dist/src/main.js`, NODE_PATH=dist so it patches the service's own modules, with an IPC channel):
+ * a gate in front of each batch of the retention pass
  * (VerificationRedactor.redactExpired) and each delivery job (WebhookDeliveryProcessor.process), so
  * the bench can pause the worker's work between two batches and continue it later, with the
  * worker process itself alive and warm all along.

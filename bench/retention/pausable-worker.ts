@@ -1,4 +1,4 @@
-import type { BenchProcess } from '../common/processes';
+import type { BenchProcess } from '../harness/processes';
 import type { GateMessage, GateReply } from './pass-gate';
 
 /**

@@ -3,8 +3,8 @@ import { encryptSecret, hashSecret } from 'src/accounts/secret-crypto';
 import { toVerificationResponse } from 'src/verifications/verification.mapper';
 import { VERIFICATION_COLUMNS, type Verification } from 'src/verifications/verification.entity';
 import { DOCUMENT_TYPES, REJECTION_REASONS } from 'src/verifications/verification.types';
-import { inParallel, seedingClient, withMaintenanceDb } from '../common/bench-db';
-import { BENCH_SECRET_ENCRYPTION_KEY, benchSecret } from '../list/bench-env';
+import { benchDatabaseUrlFrom, dropSecondaryIndexes, inParallel, seedingClient, textArray } from '../harness/db';
+import { BENCH_SECRET_ENCRYPTION_KEY, benchSecret } from '../harness/service-env';
 import { SERVICE_POOL, FLOOR_POOL, type AgeWindow } from './windows';
 
 /** What the seed builds; the bench prints it. */
@@ -16,24 +16,9 @@ export interface SeedShape {
   recentPerAccount: number;
 }
 
-/**
- * The retention bench database: BENCH_RETENTION_DATABASE_URL, else DATABASE_URL (or the contract's
- * default) renamed to kyc_retention_bench. A name without "bench" is refused: it is dropped per run.
- */
-export function benchDatabaseUrl(env: NodeJS.ProcessEnv = process.env): string {
-  const explicit = env.BENCH_RETENTION_DATABASE_URL;
-  const url = new URL(explicit ?? env.DATABASE_URL ?? 'postgres://postgres@localhost:5432/kyc');
-  if (!explicit) url.pathname = '/kyc_retention_bench';
-  const name = decodeURIComponent(url.pathname.slice(1));
-  if (!/bench/.test(name)) throw new Error(`Refusing to use database "${name}": its name does not say bench`);
-  return url.toString();
-}
-
-/** Drops the bench database (if any) and creates it again from the migrations: the pass changes every row. */
-export async function dropBenchDatabase(databaseUrl: string): Promise<void> {
-  await withMaintenanceDb(databaseUrl, async (client, name) => {
-    await client.query(`DROP DATABASE IF EXISTS "${name.replace(/"/g, '""')}" WITH (FORCE)`);
-  });
+/** BENCH_RETENTION_DATABASE_URL, else DATABASE_URL renamed to kyc_retention_bench (dropped per run). */
+export function benchDatabaseUrl(): string {
+  return benchDatabaseUrlFrom('BENCH_RETENTION_DATABASE_URL', 'kyc_retention_bench');
 }
 
 /** Account index → deterministic account id. */
@@ -43,10 +28,6 @@ const FIRST_NAMES = ['Ada', 'Alan', 'Grace', 'Linus', 'Margaret', 'Dennis', 'Bar
 const LAST_NAMES = ['Lovelace', 'Turing', 'Hopper', 'Torvalds', 'Hamilton', 'Okafor', 'Tanaka', 'Garcia', 'Novak'];
 const COUNTRIES = ['GB', 'US', 'DE', 'FR', 'ES', 'IT', 'NL', 'PL', 'SE', 'NG', 'IN', 'JP', 'BR', 'CA'];
 const PLANS = ['gold', 'silver', 'basic'];
-
-function textArray(values: readonly string[]): string {
-  return `ARRAY[${values.map((value) => `'${value.replace(/'/g, "''")}'`).join(',')}]::text[]`;
-}
 
 /** A UUIDv7-shaped id from a timestamp and a seed text, like the service's (time-ordered). */
 function uuidV7Sql(at: string, seed: string): string {
@@ -169,18 +150,6 @@ function attemptsInsert(): string {
     SELECT e.id, 1, e.last_attempt_at, 200, 20 + (hashtext(e.id::text) & 63),
       NULL, CASE WHEN hashtext(e.id::text) % 3 = 0 THEN '{"received":true,"event":"' || e.id || '"}' END
     FROM webhook_events e`;
-}
-
-/** Secondary indexes of these tables, dropped for the bulk insert and rebuilt from their own definitions. */
-async function dropSecondaryIndexes(client: Client, tables: string[]): Promise<string[]> {
-  const defs = await client.query<{ name: string; def: string }>(
-    `SELECT i.indexname AS name, i.indexdef AS def FROM pg_indexes i
-      WHERE i.schemaname = current_schema() AND i.tablename = ANY($1)
-        AND NOT EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conname = i.indexname)`,
-    [tables],
-  );
-  for (const { name } of defs.rows) await client.query(`DROP INDEX "${name}"`);
-  return defs.rows.map((row) => row.def);
 }
 
 /**

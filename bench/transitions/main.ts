@@ -1,160 +1,155 @@
 /**
- * npm run bench:transitions — status changes through the internal API. See docs/performance.md.
+ * npm run bench:transitions — POST /api/v1/internal/kyc/verifications/{id}/transitions on one
+ * APP_ROLE=api process (no worker) beside the naive floor (floor.ts: bare node:http + pg, the obvious
+ * locked transaction), in interleaved slices of closed-loop changes. End to end through the worker
+ * is bench:webhooks. See docs/performance.md.
  *
- * Part 1: POST /api/v1/internal/kyc/verifications/{id}/transitions on one APP_ROLE=api process
- * beside a naive bare node:http + pg floor (floor-server.ts), in interleaved slices as bench:list
- * runs them, no worker. Part 2, on a re-created database: the same route with one APP_ROLE=worker
- * process delivering the webhooks to a receiver in this process, at the API's maximum rate (closed
- * loop) and at half of it (open loop).
- *
- * Options: --duration <s> (15, per target: cut into --slices <n> (5), the first 0.5 s of each left
- * out), --warmup <s> (3), --connections <n> (50), --changes <n> (10000, part 2's max-rate run),
- * --paced <s> (15, part 2's open-loop run), --out <file.json> (raw figures).
+ * Options: --duration <s> (15 per target, cut into --slices <n> (5)), --warmup <s> (3),
+ * --connections <n> (50), --out <file.json>.
  */
-import { loadavg } from 'node:os';
-import { writeFileSync } from 'node:fs';
-import { benchDatabaseUrlFrom, cleanRedisPrefixes, describeMachine, warnIfFewConnections } from '../common/bench-db';
-import { parseFlags, positiveInteger, readOptions } from '../common/flags';
-import { SETTLE_MS } from '../common/slices';
-import { BENCH_ADMIN_TOKEN, BENCH_INTERNAL_API_TOKEN, webhookServiceEnv } from '../webhooks/bench-setup';
+import { join } from 'node:path';
+import { Client } from 'pg';
+import { ApiClient, BenchVerification, changeLoop, createBenchData } from '../harness/api';
+import { benchDatabaseUrlFrom, cleanRedisPrefixes, describeMachine, recreateBenchDatabase } from '../harness/db';
+import { parseFlags, positiveInteger, readOptions } from '../harness/flags';
+import { BenchProcess, startProcess, startService, tail } from '../harness/processes';
+import { BESIDE_FLOOR_HEADER, besideFloor, fmt, footer, load1, log, table, verdict, writeOut } from '../harness/report';
+import { BENCH_TOKENS, REDIS_URL, serviceEnv } from '../harness/service-env';
+import { interleave, median } from '../harness/slices';
 import { BenchReceiver } from '../webhooks/receiver';
-import { EndToEndFigures, measureEndToEnd } from './end-to-end-phase';
-import { RouteFigures, measureRoute } from './route-phase';
 
-/** This benchmark's Redis prefix: cleaned at the start and the end. */
 const PREFIX = 'kyc_trbench';
 
-interface Options {
-  duration: number;
-  slices: number;
-  warmup: number;
-  connections: number;
-  changes: number;
-  paced: number;
-  out?: string;
-}
-
-function parseOptions(argv: string[]): Options {
+function parseOptions(argv: string[]) {
   const values = parseFlags(argv, {
     duration: { type: 'string' },
     slices: { type: 'string' },
     warmup: { type: 'string' },
     connections: { type: 'string' },
-    changes: { type: 'string' },
-    paced: { type: 'string' },
     out: { type: 'string' },
   });
+  const [duration, slices] = [positiveInteger(values, 'duration', 15), positiveInteger(values, 'slices', 5)];
   return {
-    duration: positiveInteger(values, 'duration', 15),
-    slices: positiveInteger(values, 'slices', 5),
+    slices,
+    sliceSeconds: Math.max(1, Math.round(duration / slices)),
     warmup: positiveInteger(values, 'warmup', 3),
     connections: positiveInteger(values, 'connections', 50),
-    changes: positiveInteger(values, 'changes', 10_000),
-    paced: positiveInteger(values, 'paced', 15),
     out: values.out,
   };
 }
 
-function log(line: string): void {
-  process.stdout.write(`${line}\n`);
+/** The JSON shape of a value: its keys, recursively, and the types of its leaves. */
+function shape(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return `[${value.map(shape).join(',')}]`;
+  if (typeof value !== 'object') return typeof value;
+  return `{${Object.entries(value as Record<string, unknown>)
+    .map(([k, v]) => `${k}:${shape(v)}`)
+    .join(',')}}`;
 }
 
-function table(route: RouteFigures, e2e: EndToEndFigures, options: Options): string {
-  const n = (x: number, digits = 0): string => (Number.isFinite(x) ? x.toFixed(digits) : 'n/a');
-  const { service: s, floor: f } = route;
-  const c = e2e.paced.commitToArrival;
-  const r = e2e.paced.responseToArrival;
-  const rows: [string, string][] = [
-    [`route, service (APP_ROLE=api, no worker): req/s, p50 / p99`, `${n(s.rps)}, ${s.p50} / ${s.p99} ms`],
-    [`route, naive floor (node:http + pg): req/s, p50 / p99`, `${n(f.rps)}, ${f.p50} / ${f.p99} ms`],
-    ['route, service / floor (overall; median of per-slice ratios)', `${n(route.ratio, 2)}; ${n(route.sliceRatio, 2)}`],
-    [`end to end, max rate (${options.connections} connections): transitions/s`, n(e2e.maxRate.transitionsPerSec)],
-    ['  deliveries/s (received ÷ (last arrival − first request))', n(e2e.maxRate.deliveriesPerSec)],
-    ['  deliveries/s ÷ transitions/s', n(e2e.maxRate.keepUp, 2)],
-    ['  last webhook after the last change answered', `${e2e.maxRate.lastArrivalAfterLastResponseMs} ms`],
-    [
-      `end to end, paced at ${e2e.paced.rate}/s (achieved ${n(e2e.paced.achievedRate)}/s): commit→arrival p50 / p95 / p99 (max)`,
-      `${c.p50} / ${c.p95} / ${c.p99} ms (${c.max})`,
-    ],
-    ['  response→arrival p50 / p95 / p99', `${r.p50} / ${r.p95} / ${r.p99} ms`],
-    [
-      'signatures verified with standardwebhooks (sample)',
-      `${e2e.signatures.checked - e2e.signatures.failed}/${e2e.signatures.checked}`,
-    ],
-  ];
-  return ['| measure | value |', '|---|---:|', ...rows.map(([k, v]) => `| ${k} | ${v} |`)].join('\n');
-}
-
-function targets(route: RouteFigures, e2e: EndToEndFigures): string[] {
-  const verdict = (ok: boolean): string => (ok ? 'PASS' : 'FAIL');
-  const p99 = e2e.paced.commitToArrival.p99;
-  return [
-    `${verdict(route.ratio >= 1)}  transitions >= 1.0 x their naive floor (${route.service.rps.toFixed(0)} vs ${route.floor.rps.toFixed(0)} req/s = ${route.ratio.toFixed(2)} x; median slice ratio ${route.sliceRatio.toFixed(2)})`,
-    `${verdict(e2e.maxRate.keepUp >= 0.9)}  deliveries keep up (>= 0.9 x transitions/s at the max rate: ${e2e.maxRate.deliveriesPerSec.toFixed(0)} vs ${e2e.maxRate.transitionsPerSec.toFixed(0)} = ${e2e.maxRate.keepUp.toFixed(2)})`,
-    `${verdict(p99 < 250)}  p99 commit→arrival < 250 ms at half the max rate (${p99} ms at ${e2e.paced.rate}/s)`,
-  ];
+/** One change on each must answer the same JSON shape and write the same rows, or the bench stops. */
+async function checkSameWork(databaseUrl: string, service: ApiClient, floor: ApiClient, v: BenchVerification[]) {
+  const shapes: string[] = [];
+  for (const [client, verification] of [
+    [service, v[0]],
+    [floor, v[1]],
+  ] as const) {
+    const res = await client.request(
+      'POST',
+      `/api/v1/internal/kyc/verifications/${verification?.id}/transitions`,
+      BENCH_TOKENS.internal,
+      { status: 'processing', expected_version: 1 },
+    );
+    if (res.status !== 200) throw new Error(`parity check: HTTP ${res.status} ${res.body}`);
+    Object.assign(verification as BenchVerification, { status: 'processing', version: 2 });
+    shapes.push(shape(JSON.parse(res.body)));
+  }
+  const db = new Client({ connectionString: databaseUrl });
+  await db.connect();
+  try {
+    for (const verification of v.slice(0, 2)) {
+      const { rows } = await db.query<{ body: string; delivery_status: string; history: number }>(
+        `SELECT e.body, e.delivery_status, (SELECT count(*)::int FROM verification_status_history h
+           WHERE h.verification_id = e.verification_id) AS history FROM webhook_events e WHERE e.verification_id = $1`,
+        [verification.id],
+      );
+      const [event] = rows;
+      if (rows.length !== 1 || !event) throw new Error(`parity check: ${rows.length} events for ${verification.id}`);
+      shapes.push(`${event.delivery_status} ${event.history} ${shape(JSON.parse(event.body))}`);
+    }
+  } finally {
+    await db.end();
+  }
+  if (shapes[0] !== shapes[1] || shapes[2] !== shapes[3])
+    throw new Error(`parity check: the floor differs:\n${shapes.join('\n')}`);
 }
 
 async function main(): Promise<void> {
   const options = readOptions('bench:transitions', parseOptions);
   const databaseUrl = benchDatabaseUrlFrom('BENCH_TRANSITIONS_DATABASE_URL', 'kyc_transitions_bench');
-  const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-  await cleanRedisPrefixes(redisUrl, [PREFIX]);
+  await recreateBenchDatabase(databaseUrl);
+  await cleanRedisPrefixes(REDIS_URL, [PREFIX]);
   const machine = await describeMachine(databaseUrl);
-  // Each service process may open 30 (TypeORM's pool of 20, the raw pool of 10): two in part 2.
-  await warnIfFewConnections(databaseUrl, 2 * 30 + 2, log);
-  const loadAtStart = loadavg()[0] ?? NaN;
+  const loadAtStart = load1();
+  const env = serviceEnv(databaseUrl, PREFIX, { APP_ROLE: 'api' });
+  // Every account's webhook URL points here; no worker runs, so nothing may arrive.
   const receiver = new BenchReceiver();
   await receiver.start();
-  const env = webhookServiceEnv(databaseUrl, redisUrl, PREFIX, 50);
-  const tokens = { admin: BENCH_ADMIN_TOKEN, internal: BENCH_INTERNAL_API_TOKEN };
-  const sliceSeconds = Math.max(1, Math.round(options.duration / options.slices));
+  const started: BenchProcess[] = [];
+  const clients: ApiClient[] = [];
   try {
-    log(`part 1: the transitions route, service beside the naive floor, ${options.connections} connections`);
-    const route = await measureRoute(
-      databaseUrl,
-      env,
-      tokens,
-      receiver,
-      { connections: options.connections, warmup: options.warmup, slices: options.slices, sliceSeconds },
-      log,
+    const api = await startService('service', env);
+    started.push(api);
+    const floorProcess = await startProcess('floor', join(__dirname, 'floor.js'), env, { stopGraceMs: 5_000 });
+    started.push(floorProcess);
+    const [service, floor] = [
+      new ApiClient(api.url, options.connections + 16),
+      new ApiClient(floorProcess.url, options.connections),
+    ];
+    clients.push(service, floor);
+    const { verifications } = await createBenchData(service, BENCH_TOKENS, 20, options.connections * 20, (i) =>
+      receiver.urlFor(i),
     );
-    log(`part 1 left ${route.pendingEvents} outbox events pending, undelivered (no worker ran); part 2 starts afresh`);
-    await cleanRedisPrefixes(redisUrl, [PREFIX]);
+    await checkSameWork(databaseUrl, service, floor, verifications);
+    log(`20 accounts, ${verifications.length} verifications; the service and the floor answer and write alike`);
+    // Both move the same verifications, each picking up where the other left them.
+    const loop = (target: ApiClient) =>
+      changeLoop(target, service, BENCH_TOKENS.internal, verifications, options.connections).run;
+    const { measured, perSlice } = await interleave(
+      [
+        { name: 'service', pid: api.child.pid, run: loop(service) },
+        { name: 'floor', pid: floorProcess.child.pid, run: loop(floor) },
+      ],
+      options,
+    );
+    const arrived = receiver.take().arrivals.length;
+    if (arrived > 0) throw new Error(`${arrived} webhooks were delivered, yet no worker ran`);
+    const sliceRatios = perSlice.map((x) => x.service.rps / x.floor.rps);
+    const { service: s, floor: f } = measured;
+    log();
     log(
-      `part 2: end to end through the worker, ${options.changes} changes at the max rate, then ${options.paced} s paced`,
+      `${options.connections} closed-loop connections, ${options.warmup} s warm-up, then ${options.slices} interleaved slices of ${options.sliceSeconds} s per target (the first 0.5 s left out).`,
     );
-    const e2e = await measureEndToEnd(
-      databaseUrl,
-      env,
-      tokens,
-      receiver,
-      { connections: options.connections, changes: options.changes, pacedSeconds: options.paced },
-      log,
-    );
-    log('');
+    log(table(BESIDE_FLOOR_HEADER, [besideFloor('status change', s, f, median(sliceRatios))]));
+    log(`per-slice service / floor: ${sliceRatios.map((r) => fmt(r, 2)).join(' ')}`);
+    log();
     log(
-      `Machine: ${machine}; part 1: ${options.warmup} s warm-up per target, then ${options.slices} slices of ${sliceSeconds} s per target, interleaved (the first ${SETTLE_MS} ms of each left out);`,
+      verdict(
+        s.rps >= f.rps,
+        `transitions >= 1.0 x their naive floor (${fmt(s.rps)} vs ${fmt(f.rps)} req/s = ${fmt(s.rps / f.rps, 2)} x)`,
+      ),
     );
-    log(
-      `client, receiver and bench in this process, the service, worker and floor in their own, all on one machine with PostgreSQL and Redis.`,
-    );
-    log(`Load average (1 min): ${loadAtStart.toFixed(2)} at start, ${(loadavg()[0] ?? NaN).toFixed(2)} at end.`);
-    log('');
-    log(table(route, e2e, options));
-    log('');
-    for (const line of targets(route, e2e)) log(line);
-    const failures = route.service.failures + route.floor.failures + e2e.maxRate.errors + e2e.paced.errors;
-    const missing = e2e.maxRate.missing + e2e.paced.missing;
-    if (failures + missing + e2e.signatures.failed > 0)
-      log(
-        `WARNING: ${failures} failed changes, ${missing} webhooks missing, ${e2e.signatures.failed} bad signatures; the figures above are suspect`,
-      );
-    if (options.out) writeFileSync(options.out, JSON.stringify({ machine, options, route, e2e }, null, 2) + '\n');
+    footer(machine, loadAtStart, s.failures + f.failures);
+    writeOut(options.out, { machine, options, measured, sliceRatios });
+  } catch (error) {
+    for (const p of started) process.stderr.write(`--- ${p.name} (last lines) ---\n${tail(p)}\n`);
+    throw error;
   } finally {
+    for (const client of clients) client.close();
+    for (const p of started.reverse()) await p.stop();
     await receiver.close();
-    const deleted = await cleanRedisPrefixes(redisUrl, [PREFIX]).catch(() => 0);
-    log(`cleaned ${deleted} Redis keys under ${PREFIX}:*`);
+    await cleanRedisPrefixes(REDIS_URL, [PREFIX]).catch(() => 0);
   }
 }
 

@@ -1,457 +1,234 @@
 /**
- * npm run bench:webhooks — webhook delivery of the real service (compiled dist/, its own database
- * and queue prefix) to a local receiver, beside two floors measured in the same run: a plain Bull
- * queue doing the same POST with no database, and a raw HTTP POST loop. See docs/performance.md.
+ * npm run bench:webhooks — status changes through the internal API and the webhooks the worker
+ * delivers for them, end to end (one APP_ROLE=api and one APP_ROLE=worker process, as
+ * docker-compose.yml deploys), beside a plain Bull queue delivering the same signed body (floor.ts).
+ * Throughput: rounds of interleaved slices, the service's (closed-loop changes, deliveries/s to the
+ * last arrival) and the floor's (--jobs pre-fed jobs); then latency: changes open loop at --rate,
+ * commit→arrival. See docs/performance.md.
  *
- * Options: --changes <n> (20000 per phase), --connections <n> (50 client connections for the
- * throughput phase), --rate <n> (200 changes/s for the latency phase), --accounts <n> (50),
- * --verifications <n> (1000), --concurrency <n> (WEBHOOK_CONCURRENCY, 50), --role split|all
- * (split: one APP_ROLE=api and one APP_ROLE=worker process, as docker-compose.yml deploys; all: one
- * process), --no-drain (skip the backlog-drain phase), --out <file.json> (raw figures),
- * --profile-worker <dir> (the draining worker writes a V8 CPU profile there), --skip <list> (any of
- * throughput,latency,drain,floors: for quicker iterations; the full run is the one to record),
- * --env KEY=VALUE (repeatable: extra environment for the service processes, for experiments).
+ * Options: --rounds <n> (5), --seconds <s> (4, per service slice), --jobs <n> (2000, per floor slice),
+ * --connections <n> (50), --rate <n> (200 changes/s), --paced <s> (20), --accounts <n> (50),
+ * --verifications <n> (1000), --concurrency <n> (WEBHOOK_CONCURRENCY, 50), --env KEY=VALUE, --out <file.json>.
  */
-import { loadavg } from 'node:os';
-import { writeFileSync } from 'node:fs';
-import { describeMachine } from '../common/bench-db';
-import { FlagError, parseFlags, positiveInteger, readOptions } from '../common/flags';
-import {
-  BENCH_ADMIN_TOKEN,
-  BENCH_INTERNAL_API_TOKEN,
-  FLOOR_PREFIX,
-  SERVICE_PREFIX,
-  ServiceProcess,
-  benchDatabaseUrl,
-  cleanRedis,
-  prepareBenchDatabase,
-  runFloor,
-  startService,
-  webhookServiceEnv,
-} from './bench-setup';
-import { Percentiles, collect as collectArrivals, percentiles } from './arrivals';
-import { createBenchData } from './bench-data';
-import { ApiClient, DriveResult, driveFlat, drivePaced } from './driver';
-import type { FloorResult } from './floor';
-import { Arrival, BenchReceiver, verifySample } from './receiver';
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { ApiClient, changeLoop, createBenchData, pacedChanges } from '../harness/api';
+import { benchDatabaseUrlFrom, cleanRedisPrefixes, describeMachine, recreateBenchDatabase } from '../harness/db';
+import { envPairs, parseFlags, positiveInteger, readOptions } from '../harness/flags';
+import { BenchProcess, cpuSeconds, exited, startService, tail } from '../harness/processes';
+import { fmt, footer, load1, log, table, verdict, writeOut } from '../harness/report';
+import { BENCH_TOKENS, REDIS_URL, serviceEnv } from '../harness/service-env';
+import { Tally, median, percentile } from '../harness/slices';
+import type { FloorSlice } from './floor';
+import { Arrival, BenchReceiver, collect, verifySample } from './receiver';
 
-interface Options {
-  changes: number;
-  connections: number;
-  rate: number;
-  accounts: number;
-  verifications: number;
-  concurrency: number;
-  role: 'split' | 'all';
-  drain: boolean;
-  out?: string;
-  profileWorker?: string;
-  skip: string[];
-  env: Record<string, string>;
-}
+const [SERVICE_PREFIX, FLOOR_PREFIX] = ['kyc_whbench', 'kyc_whbench_floor'];
 
-interface Figures {
-  throughput: {
-    changes: number;
-    transitionsPerSec: number;
-    deliveriesPerSec: number;
-    drainAfterLastCommitMs: number;
-    errors: number;
-    missing: number;
-  };
-  latency: {
-    changes: number;
-    achievedRate: number;
-    maxLagMs: number;
-    commitToArrival: Percentiles;
-    responseToArrival: Percentiles;
-    errors: number;
-    missing: number;
-  };
-  drain?: { changes: number; deliveriesPerSec: number; missing: number };
-  bullFloor: { jobs: number; deliveriesPerSec: number; failures: number };
-  rawFloor: { jobs: number; deliveriesPerSec: number; failures: number };
-  signatures: { checked: number; failed: number };
-  duplicates: number;
-}
-
-function log(line: string): void {
-  process.stdout.write(`${line}\n`);
-}
-
-const PHASES = ['throughput', 'latency', 'drain', 'floors'];
-
-/** --skip's comma-separated phases; a typo would otherwise run the phase it meant to skip. */
-function phasesToSkip(list = ''): string[] {
-  const phases = list.split(',').filter(Boolean);
-  const unknown = phases.find((phase) => !PHASES.includes(phase));
-  if (unknown !== undefined) throw new FlagError(`--skip: "${unknown}" is none of ${PHASES.join(', ')}`);
-  return phases;
-}
-
-/** The --env KEY=VALUE pairs (the value may hold "=" itself). */
-function extraEnv(pairs: string[] = []): Record<string, string> {
-  const bad = pairs.find((pair) => !/^[^=]+=/.test(pair));
-  if (bad !== undefined) throw new FlagError(`--env needs KEY=VALUE, not "${bad}"`);
-  return Object.fromEntries(pairs.map((pair) => pair.split(/=(.*)/s).slice(0, 2)));
-}
-
-function parseOptions(argv: string[]): Options {
+function parseOptions(argv: string[]) {
+  const names = [
+    'rounds',
+    'seconds',
+    'jobs',
+    'connections',
+    'rate',
+    'paced',
+    'accounts',
+    'verifications',
+    'concurrency',
+  ];
   const values = parseFlags(argv, {
-    changes: { type: 'string' },
-    connections: { type: 'string' },
-    rate: { type: 'string' },
-    accounts: { type: 'string' },
-    verifications: { type: 'string' },
-    concurrency: { type: 'string' },
-    role: { type: 'string', default: 'split' },
-    'no-drain': { type: 'boolean' },
-    out: { type: 'string' },
-    'profile-worker': { type: 'string' },
-    skip: { type: 'string' },
+    ...Object.fromEntries(names.map((name) => [name, { type: 'string' as const }])),
     env: { type: 'string', multiple: true },
+    out: { type: 'string' },
   });
-  if (values.role !== 'split' && values.role !== 'all') throw new FlagError('--role is split or all');
+  const n = (name: string, fallback: number): number => positiveInteger(values, name, fallback);
   return {
-    changes: positiveInteger(values, 'changes', 20_000),
-    connections: positiveInteger(values, 'connections', 50),
-    rate: positiveInteger(values, 'rate', 200),
-    accounts: positiveInteger(values, 'accounts', 50),
-    verifications: positiveInteger(values, 'verifications', 1_000),
-    concurrency: positiveInteger(values, 'concurrency', 50),
-    role: values.role,
-    drain: values['no-drain'] !== true,
-    out: values.out,
-    profileWorker: values['profile-worker'],
-    env: extraEnv(values.env),
-    skip: phasesToSkip(values.skip),
+    rounds: n('rounds', 5),
+    seconds: n('seconds', 4),
+    jobs: n('jobs', 2_000),
+    connections: n('connections', 50),
+    rate: n('rate', 200),
+    paced: n('paced', 20),
+    accounts: n('accounts', 50),
+    verifications: n('verifications', 1_000),
+    concurrency: n('concurrency', 50),
+    env: envPairs(values.env as string[] | undefined),
+    out: values.out as string | undefined,
   };
 }
 
-interface Payload {
-  data: { verification: { id: string; version: number; updated_at: string } };
-}
-
-async function collect(
-  receiver: BenchReceiver,
-  expected: number,
-  what: string,
-): Promise<{ arrivals: Arrival[]; missing: number; duplicates: number }> {
-  return collectArrivals(receiver, expected, what, log);
-}
-
-function describeDrive(what: string, drive: DriveResult): void {
-  const seconds = (drive.finished - drive.started) / 1000;
-  log(
-    `${what}: ${drive.ok} changes in ${seconds.toFixed(1)} s (${(drive.ok / seconds).toFixed(0)}/s)${drive.errors ? `, ${drive.errors} FAILED (first: ${drive.firstError})` : ''}`,
-  );
+/** The floor process, up between slices: each slice is one IPC round trip. */
+function startFloor(env: Record<string, string>) {
+  const child = spawn(process.execPath, [join(__dirname, 'floor.js')], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  const next = (): Promise<FloorSlice> => new Promise((resolve) => child.once('message', resolve));
+  return {
+    pid: child.pid,
+    ready: next(),
+    slice: (jobs: number): Promise<FloorSlice> => (child.send({ jobs }), next()),
+    stop: async (): Promise<void> => void (child.kill('SIGTERM'), await exited(child)),
+  };
 }
 
 async function main(): Promise<void> {
   const options = readOptions('bench:webhooks', parseOptions);
-  const databaseUrl = benchDatabaseUrl();
-  const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-  log(`preparing ${new URL(databaseUrl).pathname.slice(1)} (dropped, created, migrated)`);
-  await prepareBenchDatabase(databaseUrl);
-  await cleanRedis(redisUrl);
+  const databaseUrl = benchDatabaseUrlFrom('BENCH_WEBHOOKS_DATABASE_URL', 'kyc_webhooks_bench');
+  await recreateBenchDatabase(databaseUrl);
+  await cleanRedisPrefixes(REDIS_URL, [SERVICE_PREFIX, FLOOR_PREFIX]);
   const machine = await describeMachine(databaseUrl);
-  const loadAtStart = loadavg()[0] ?? NaN;
-
+  const loadAtStart = load1();
   const receiver = new BenchReceiver();
   await receiver.start();
-  const env: Record<string, string> = {
-    ...webhookServiceEnv(databaseUrl, redisUrl, SERVICE_PREFIX, options.concurrency),
+  const env = serviceEnv(databaseUrl, SERVICE_PREFIX, {
+    WEBHOOK_CONCURRENCY: String(options.concurrency),
     ...options.env,
-  };
-  if (Object.keys(options.env).length) log(`service environment overrides: ${JSON.stringify(options.env)}`);
-  const processes: ServiceProcess[] = [];
-  const stopAll = async (): Promise<void> => {
-    for (const p of processes.splice(0).reverse()) await p.stop();
-  };
+  });
+  const started: BenchProcess[] = [];
+  let floor: ReturnType<typeof startFloor> | undefined;
   let api: ApiClient | undefined;
   try {
-    let worker: ServiceProcess | undefined;
-    let apiProcess: ServiceProcess;
-    if (options.role === 'split') {
-      apiProcess = await startService('api', { ...env, APP_ROLE: 'api' });
-      processes.push(apiProcess);
-      worker = await startService('worker', { ...env, APP_ROLE: 'worker' });
-      processes.push(worker);
-    } else {
-      apiProcess = await startService('service', { ...env, APP_ROLE: 'all' });
-      processes.push(apiProcess);
-    }
+    const apiProcess = await startService('api', { ...env, APP_ROLE: 'api' });
+    started.push(apiProcess);
+    const worker = await startService('worker', { ...env, APP_ROLE: 'worker' });
+    started.push(worker);
     api = new ApiClient(apiProcess.url, Math.max(options.connections, 64));
-    const client = api;
-
-    // Accounts, each with its own receiver path (so the signature check knows the secret).
     const { secrets, verifications } = await createBenchData(
-      client,
-      { admin: BENCH_ADMIN_TOKEN, internal: BENCH_INTERNAL_API_TOKEN },
+      api,
+      BENCH_TOKENS,
       options.accounts,
       options.verifications,
-      (account) => receiver.urlFor(account),
+      (i) => receiver.urlFor(i),
     );
-    log(
-      `${options.accounts} accounts, ${options.verifications} verifications; service: ${options.role === 'split' ? 'one APP_ROLE=api + one APP_ROLE=worker process' : 'one APP_ROLE=all process'}, WEBHOOK_CONCURRENCY=${options.concurrency}`,
-    );
-    const secretFor = (arrival: Arrival): string => secrets[arrival.account] as string;
-    let signatures: [number, number] = [0, 0];
-    let duplicates = 0;
-    const check = (arrivals: Arrival[]): void => {
-      const [checked, failed] = verifySample(arrivals, secretFor);
-      signatures = [signatures[0] + checked, signatures[1] + failed];
+    const secretFor = (arrival: Arrival): string => secrets[Math.max(0, arrival.account)] as string;
+    let [checked, badSignatures, missing, failures] = [0, 0, 0, 0];
+    const take = async (expected: number, what: string): Promise<Arrival[]> => {
+      const got = await collect(receiver, expected, what, log);
+      const [c, bad] = verifySample(got.arrivals, secretFor);
+      [checked, badSignatures, missing] = [checked + c, badSignatures + bad, missing + got.missing];
+      return got.arrivals;
     };
-
-    // Warm-up: connections, JIT, pools; not measured.
-    const warm = Math.min(1_000, options.changes);
-    const warmDrive = await driveFlat(client, BENCH_INTERNAL_API_TOKEN, verifications, warm, options.connections);
-    describeDrive('warm-up', warmDrive);
-    const warmed = await collect(receiver, warmDrive.ok, 'warm-up');
-    check(warmed.arrivals);
-    const sampleBody = warmed.arrivals[0]?.body;
-    if (!sampleBody) throw new Error('no webhook arrived during the warm-up');
-
-    const runs = (phase: string): boolean => !options.skip.includes(phase);
-
-    // (a) Throughput: closed loop at a fixed client concurrency.
-    const measureThroughput = async (): Promise<Figures['throughput']> => {
-      log(`throughput: ${options.changes} changes over ${options.connections} client connections`);
-      const flat = await driveFlat(
-        client,
-        BENCH_INTERNAL_API_TOKEN,
-        verifications,
-        options.changes,
-        options.connections,
-      );
-      describeDrive('throughput', flat);
-      const flatArrived = await collect(receiver, flat.ok, 'throughput');
-      check(flatArrived.arrivals);
-      duplicates += flatArrived.duplicates;
-      const lastFlatArrival = Math.max(...flatArrived.arrivals.map((a) => a.at));
-      const throughput = {
-        changes: flat.ok,
-        transitionsPerSec: flat.ok / ((flat.finished - flat.started) / 1000),
-        deliveriesPerSec: flatArrived.arrivals.length / ((lastFlatArrival - flat.started) / 1000),
-        drainAfterLastCommitMs: lastFlatArrival - flat.finished,
-        errors: flat.errors,
-        missing: flatArrived.missing,
-      };
-      log(
-        `throughput: ${throughput.deliveriesPerSec.toFixed(0)} deliveries/s; last webhook ${throughput.drainAfterLastCommitMs} ms after the last response`,
-      );
-      return throughput;
-    };
-    const throughput = runs('throughput')
-      ? await measureThroughput()
-      : {
-          changes: 0,
-          transitionsPerSec: NaN,
-          deliveriesPerSec: NaN,
-          drainAfterLastCommitMs: NaN,
-          errors: 0,
-          missing: 0,
-        };
-
-    // (b) Latency: open loop at a fixed rate.
-    const measureLatency = async (): Promise<Figures['latency']> => {
-      log(
-        `latency: ${options.changes} changes at ${options.rate}/s (${(options.changes / options.rate).toFixed(0)} s)`,
-      );
-      const paced = await drivePaced(client, BENCH_INTERNAL_API_TOKEN, verifications, options.changes, options.rate);
-      describeDrive('latency', paced);
-      const pacedArrived = await collect(receiver, paced.ok, 'latency');
-      check(pacedArrived.arrivals);
-      duplicates += pacedArrived.duplicates;
-      const commitToArrival: number[] = [];
-      const responseToArrival: number[] = [];
-      for (const arrival of pacedArrived.arrivals) {
-        const v = (JSON.parse(arrival.body) as Payload).data.verification;
-        commitToArrival.push(arrival.at - Date.parse(v.updated_at));
-        const responded = paced.responded.get(`${v.id}:${v.version}`);
-        if (responded !== undefined) responseToArrival.push(arrival.at - responded);
-      }
-      const latency = {
-        changes: paced.ok,
-        achievedRate: paced.ok / ((paced.finished - paced.started) / 1000),
-        maxLagMs: Math.round(paced.maxLagMs),
-        commitToArrival: percentiles(commitToArrival),
-        responseToArrival: percentiles(responseToArrival),
-        errors: paced.errors,
-        missing: pacedArrived.missing,
-      };
-      const c = latency.commitToArrival;
-      log(
-        `latency: commit→arrival p50 ${c.p50} ms, p95 ${c.p95} ms, p99 ${c.p99} ms, max ${c.max} ms (driver lag max ${latency.maxLagMs} ms)`,
-      );
-      return latency;
-    };
-    const none = percentiles([]);
-    const latency = runs('latency')
-      ? await measureLatency()
-      : {
-          changes: 0,
-          achievedRate: NaN,
-          maxLagMs: NaN,
-          commitToArrival: none,
-          responseToArrival: none,
-          errors: 0,
-          missing: 0,
-        };
-
-    // Diagnostic: the worker alone, draining a backlog the API built while it was stopped.
-    let drain: Figures['drain'];
-    if (options.drain && runs('drain') && worker) {
-      await worker.stop();
-      processes.splice(processes.indexOf(worker), 1);
-      log(`drain: worker stopped; ${options.changes} changes queue up, then a fresh worker drains them`);
-      const backlog = await driveFlat(
-        client,
-        BENCH_INTERNAL_API_TOKEN,
-        verifications,
-        options.changes,
-        options.connections,
-      );
-      describeDrive('drain (backlog)', backlog);
-      const profiling = options.profileWorker ? ['--cpu-prof', `--cpu-prof-dir=${options.profileWorker}`] : [];
-      worker = await startService('worker', { ...env, APP_ROLE: 'worker' }, profiling);
-      processes.push(worker);
-      const drained = await collect(receiver, backlog.ok, 'drain');
-      check(drained.arrivals);
-      duplicates += drained.duplicates;
-      const times = drained.arrivals.map((a) => a.at);
-      drain = {
-        changes: backlog.ok,
-        deliveriesPerSec: drained.arrivals.length / ((Math.max(...times) - Math.min(...times)) / 1000),
-        missing: drained.missing,
-      };
-      log(`drain: ${drain.deliveriesPerSec.toFixed(0)} deliveries/s`);
-    }
-    await stopAll();
-
-    // Floors, with the service stopped: the same body, signed with an account's secret.
-    const floorEnv = {
-      FLOOR_JOBS: String(options.changes),
-      FLOOR_CONCURRENCY: String(options.concurrency),
-      FLOOR_TARGET_URL: receiver.urlFor(0),
-      FLOOR_BODY: sampleBody,
-      FLOOR_SECRET: secrets[0] as string,
-      REDIS_URL: redisUrl,
+    const loop = changeLoop(api, api, BENCH_TOKENS.internal, verifications, options.connections);
+    await loop.run(2, new Tally());
+    const sample = (await take(loop.committed, 'warm-up'))[0]?.body;
+    if (!sample) throw new Error('no webhook arrived during the warm-up');
+    floor = startFloor({
+      REDIS_URL,
       FLOOR_QUEUE_PREFIX: FLOOR_PREFIX,
-    };
-    const floors: Record<'bull' | 'raw', { jobs: number; deliveriesPerSec: number; failures: number }> = {
-      bull: { jobs: 0, deliveriesPerSec: NaN, failures: 0 },
-      raw: { jobs: 0, deliveriesPerSec: NaN, failures: 0 },
-    };
-    for (const mode of runs('floors') ? (['bull', 'raw'] as const) : []) {
-      const result = await runFloor<FloorResult>({ ...floorEnv, FLOOR_MODE: mode }, 300_000);
-      const arrived = await collect(receiver, result.delivered, `${mode} floor`);
-      check(arrived.arrivals);
-      const last = Math.max(...arrived.arrivals.map((a) => a.at));
-      floors[mode] = {
-        jobs: result.delivered,
-        deliveriesPerSec: arrived.arrivals.length / ((last - result.started) / 1000),
-        failures: result.failures,
+      FLOOR_CONCURRENCY: String(options.concurrency),
+      FLOOR_TARGET_URL: receiver.floorUrl,
+      FLOOR_BODY: sample,
+      FLOOR_SECRET: secrets[0] as string,
+    });
+    await floor.ready;
+    failures += (await floor.slice(options.jobs)).failures;
+    await take(options.jobs, 'floor warm-up');
+
+    type Round = { transitions: number; service: number; floor: number; serviceCpu: number; floorCpu: number };
+    const rounds: Round[] = [];
+    const pids = [apiProcess.child.pid, worker.child.pid];
+    for (let r = 0; r < options.rounds; r++) {
+      const round: Partial<Round> = {};
+      const serviceSlice = async (): Promise<void> => {
+        const [from, cpu, t0] = [loop.committed, pids.map(cpuSeconds), Date.now()];
+        const tally = new Tally();
+        await loop.run(options.seconds, tally);
+        const changes = loop.committed - from;
+        const arrivals = await take(changes, `round ${r + 1}`);
+        const last = Math.max(...arrivals.map((a) => a.at));
+        failures += tally.failures;
+        round.transitions = changes / ((Date.now() - t0) / 1000);
+        round.service = arrivals.length / ((last - t0) / 1000);
+        round.serviceCpu =
+          (pids.map((pid, i) => cpuSeconds(pid) - (cpu[i] as number)).reduce((a, b) => a + b) / arrivals.length) * 1e6;
       };
+      const floorSlice = async (): Promise<void> => {
+        const cpu = cpuSeconds(floor?.pid);
+        const result = (await floor?.slice(options.jobs)) as FloorSlice;
+        const arrivals = await take(result.delivered, `floor round ${r + 1}`);
+        failures += result.failures;
+        round.floor = arrivals.length / ((Math.max(...arrivals.map((a) => a.at)) - result.started) / 1000);
+        round.floorCpu = ((cpuSeconds(floor?.pid) - cpu) / arrivals.length) * 1e6;
+      };
+      for (const slice of r % 2 ? [floorSlice, serviceSlice] : [serviceSlice, floorSlice]) await slice();
+      rounds.push(round as Round);
       log(
-        `${mode} floor: ${floors[mode].deliveriesPerSec.toFixed(0)} deliveries/s${result.failures ? `, ${result.failures} FAILED` : ''}`,
+        `round ${r + 1}: service ${fmt(round.service ?? NaN)} deliveries/s (changes ${fmt(round.transitions ?? NaN)}/s), floor ${fmt(round.floor ?? NaN)}/s`,
       );
     }
 
-    const figures: Figures = {
-      throughput,
-      latency,
-      drain,
-      bullFloor: floors.bull,
-      rawFloor: floors.raw,
-      signatures: { checked: signatures[0], failed: signatures[1] },
-      duplicates,
-    };
-    log('');
-    log(
-      `Machine: ${machine}; service ${options.role === 'split' ? 'APP_ROLE=api + APP_ROLE=worker (docker-compose.yml)' : 'APP_ROLE=all'}, WEBHOOK_CONCURRENCY=${options.concurrency};`,
-    );
-    log(
-      `${options.accounts} accounts, ${options.verifications} verifications, ${options.changes} changes per phase; driver and receiver in this process, all on one machine with PostgreSQL and Redis.`,
-    );
-    log(
-      `Load average (1 min): ${loadAtStart.toFixed(2)} at start, ${(loadavg()[0] ?? NaN).toFixed(2)} at end (anything else running on the machine shows here).`,
-    );
-    log('');
-    log(table(figures, options));
-    log('');
-    for (const line of targets(figures)) log(line);
-    if (
-      figures.signatures.failed > 0 ||
-      throughput.missing + latency.missing + (drain?.missing ?? 0) > 0 ||
-      throughput.errors + latency.errors > 0
-    ) {
-      log(
-        `WARNING: ${figures.signatures.failed} bad signatures, ${throughput.missing + latency.missing + (drain?.missing ?? 0)} webhooks missing, ${throughput.errors + latency.errors} failed changes; the figures above are suspect`,
-      );
+    log(`latency: ${options.rate * options.paced} changes at ${options.rate}/s, open loop`);
+    const drive = await pacedChanges(api, verifications, options.rate, options.rate * options.paced);
+    failures += drive.errors;
+    const commitToArrival: number[] = [];
+    const responseToArrival: number[] = [];
+    for (const arrival of await take(drive.ok, 'latency')) {
+      const v = (
+        JSON.parse(arrival.body) as { data: { verification: { id: string; version: number; updated_at: string } } }
+      ).data.verification;
+      commitToArrival.push(arrival.at - Date.parse(v.updated_at));
+      const responded = drive.responded.get(`${v.id}:${v.version}`);
+      if (responded !== undefined) responseToArrival.push(arrival.at - responded);
     }
-    if (options.out) writeFileSync(options.out, JSON.stringify({ machine, options, figures }, null, 2) + '\n');
+    const p = (values: number[]): string => [0.5, 0.95, 0.99].map((q) => fmt(percentile(values, q))).join(' / ');
+    const m = (key: keyof Round): number => median(rounds.map((round) => round[key]));
+    const ratio = m('service') / m('floor');
+    const keepUp = m('service') / m('transitions');
+    log();
+    log(
+      `${options.rounds} rounds, the order alternating: the service's ${options.seconds} s of changes at ${options.connections} connections (WEBHOOK_CONCURRENCY=${options.concurrency}), the floor's ${options.jobs} jobs.`,
+    );
+    log(
+      table(
+        ['measure (median of the rounds)', 'value'],
+        [
+          ['service deliveries/s (changes through the API, to the last arrival)', fmt(m('service'))],
+          ['  API status changes/s in those slices', fmt(m('transitions'))],
+          ['  CPU µs per delivery, api + worker processes', fmt(m('serviceCpu'))],
+          ['plain-Bull floor deliveries/s', fmt(m('floor'))],
+          ['  CPU µs per delivery, floor process', fmt(m('floorCpu'))],
+          ['service / floor', fmt(ratio, 2)],
+          [`commit→arrival at ${options.rate} changes/s, p50 / p95 / p99 ms`, p(commitToArrival)],
+          ['  response→arrival, p50 / p95 / p99 ms', p(responseToArrival)],
+          ['signatures verified with standardwebhooks (sample)', `${checked - badSignatures}/${checked}`],
+        ],
+      ),
+    );
+    log();
+    log(
+      verdict(
+        ratio >= 0.5,
+        `sustained deliveries/s >= 0.5 x plain-Bull floor (${fmt(m('service'))} vs ${fmt(m('floor'))} = ${fmt(ratio, 2)} x)`,
+      ),
+    );
+    log(verdict(keepUp >= 0.9, `deliveries keep up with transitions (>= 0.9: ${fmt(keepUp, 2)})`));
+    log(
+      verdict(
+        percentile(commitToArrival, 0.99) < 250,
+        `p99 commit→arrival < 250 ms at ${options.rate} changes/s (${fmt(percentile(commitToArrival, 0.99))} ms)`,
+      ),
+    );
+    if (missing + badSignatures > 0)
+      log(`WARNING: ${missing} webhooks missing, ${badSignatures} bad signatures; the figures are suspect`);
+    footer(machine, loadAtStart, failures);
+    writeOut(options.out, {
+      machine,
+      options,
+      rounds,
+      commitToArrival: p(commitToArrival),
+      responseToArrival: p(responseToArrival),
+    });
+  } catch (error) {
+    for (const p of started) process.stderr.write(`--- ${p.name} (last lines) ---\n${tail(p)}\n`);
+    throw error;
   } finally {
     api?.close();
-    await stopAll();
+    await floor?.stop();
+    for (const p of started.reverse()) await p.stop();
     await receiver.close();
-    const deleted = await cleanRedis(redisUrl).catch(() => 0);
-    log(`cleaned ${deleted} Redis keys under ${SERVICE_PREFIX}:* and ${FLOOR_PREFIX}:*`);
+    await cleanRedisPrefixes(REDIS_URL, [SERVICE_PREFIX, FLOOR_PREFIX]).catch(() => 0);
   }
-}
-
-function table(f: Figures, options: Options): string {
-  const n = (x: number, digits = 0): string => (Number.isFinite(x) ? x.toFixed(digits) : 'n/a');
-  const c = f.latency.commitToArrival;
-  const r = f.latency.responseToArrival;
-  const rows = [
-    [
-      'service deliveries/s (throughput phase, changes via API at ' + options.connections + ' client connections)',
-      n(f.throughput.deliveriesPerSec),
-    ],
-    ['  API status changes/s in that phase', n(f.throughput.transitionsPerSec)],
-    ['  last webhook after the last change answered', `${f.throughput.drainAfterLastCommitMs} ms`],
-    ...(f.drain
-      ? [
-          [
-            'service worker alone, draining a backlog of ' + f.drain.changes + ', deliveries/s',
-            n(f.drain.deliveriesPerSec),
-          ],
-        ]
-      : []),
-    [
-      `commit→arrival at ${options.rate} changes/s, p50 / p95 / p99 (max)`,
-      `${c.p50} / ${c.p95} / ${c.p99} ms (${c.max})`,
-    ],
-    ['  response→arrival, p50 / p95 / p99', `${r.p50} / ${r.p95} / ${r.p99} ms`],
-    ['plain-Bull floor deliveries/s', n(f.bullFloor.deliveriesPerSec)],
-    ['raw-loop floor deliveries/s', n(f.rawFloor.deliveriesPerSec)],
-    ['service / plain-Bull floor', n(f.throughput.deliveriesPerSec / f.bullFloor.deliveriesPerSec, 2)],
-    ...(f.drain
-      ? [['service worker drain / plain-Bull floor', n(f.drain.deliveriesPerSec / f.bullFloor.deliveriesPerSec, 2)]]
-      : []),
-    ['plain-Bull floor / raw-loop floor', n(f.bullFloor.deliveriesPerSec / f.rawFloor.deliveriesPerSec, 2)],
-    [
-      'signatures verified with standardwebhooks (sample)',
-      `${f.signatures.checked - f.signatures.failed}/${f.signatures.checked}`,
-    ],
-  ];
-  return ['| measure | value |', '|---|---:|', ...rows.map(([k, v]) => `| ${k} | ${v} |`)].join('\n');
-}
-
-function targets(f: Figures): string[] {
-  const verdict = (ok: boolean): string => (ok ? 'PASS' : 'FAIL');
-  const ratio = f.throughput.deliveriesPerSec / f.bullFloor.deliveriesPerSec;
-  const p99 = f.latency.commitToArrival.p99;
-  return [
-    `${verdict(ratio >= 0.5)}  sustained deliveries/s >= 0.5 x plain-Bull floor (${f.throughput.deliveriesPerSec.toFixed(0)} vs ${f.bullFloor.deliveriesPerSec.toFixed(0)} = ${ratio.toFixed(2)} x)`,
-    `${verdict(p99 < 250)}  p99 commit→arrival < 250 ms at the paced rate (${p99} ms)`,
-    ...(f.drain
-      ? [
-          `info  worker alone (backlog drain) vs plain-Bull floor: ${(f.drain.deliveriesPerSec / f.bullFloor.deliveriesPerSec).toFixed(2)} x — not the target's measure, but the like-for-like one (both pre-fed, no API in the loop)`,
-        ]
-      : []),
-  ];
 }
 
 main().catch((error: unknown) => {

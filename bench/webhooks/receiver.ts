@@ -107,6 +107,16 @@ export class BenchReceiver {
   }
 }
 
+/** Waits for `expected` distinct webhooks of this window (180 s at most), then hands them over. */
+export async function collect(receiver: BenchReceiver, expected: number, what: string, log: (line: string) => void) {
+  if (!(await receiver.waitForCount(expected, 180_000)))
+    log(`WARNING: ${what}: only ${receiver.count} of ${expected} webhooks arrived within 180 s`);
+  // Late duplicates (at-least-once) of this window would otherwise land in the next one.
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  const { arrivals, duplicates } = receiver.take();
+  return { arrivals, missing: Math.max(0, expected - arrivals.length), duplicates };
+}
+
 /**
  * Checks the sampled arrivals' signatures with standardwebhooks' own verify (the reference, not the
  * service's signer). Returns [checked, failed].

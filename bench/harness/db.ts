@@ -8,17 +8,16 @@ export async function withMaintenanceDb<T>(
   databaseUrl: string,
   work: (client: Client, name: string) => Promise<T>,
 ): Promise<T> {
-  const url = new URL(databaseUrl);
-  const name = decodeURIComponent(url.pathname.slice(1));
+  const name = decodeURIComponent(new URL(databaseUrl).pathname.slice(1));
   if (!/bench/.test(name)) throw new Error(`Refusing to touch database "${name}": its name does not say bench`);
-  url.pathname = '/postgres';
-  const client = new Client({ connectionString: url.toString() });
-  await client.connect();
-  try {
-    return await work(client, name);
-  } finally {
-    await client.end();
-  }
+  return onServer(databaseUrl, (client) => work(client, name));
+}
+
+/** Drops the bench database if it exists. */
+export async function dropBenchDatabase(databaseUrl: string): Promise<void> {
+  await withMaintenanceDb(databaseUrl, (client, name) =>
+    client.query(`DROP DATABASE IF EXISTS "${name.replace(/"/g, '""')}" WITH (FORCE)`),
+  );
 }
 
 /** A connection tuned for bulk seeding. */
@@ -29,7 +28,7 @@ export async function seedingClient(databaseUrl: string): Promise<Client> {
   return client;
 }
 
-/** Runs the statements two at a time (the machine has two cores). */
+/** Runs the statements two at a time (the bench machine has two cores). */
 export async function inParallel(databaseUrl: string, statements: string[]): Promise<void> {
   const clients = await Promise.all([seedingClient(databaseUrl), seedingClient(databaseUrl)]);
   const queue = [...statements];
@@ -60,9 +59,7 @@ export function benchDatabaseUrlFrom(variable: string, name: string, env: NodeJS
 
 /** Drops the bench database if it exists, creates it and applies every migration: an empty schema. */
 export async function recreateBenchDatabase(databaseUrl: string): Promise<void> {
-  await withMaintenanceDb(databaseUrl, (client, name) =>
-    client.query(`DROP DATABASE IF EXISTS "${name.replace(/"/g, '""')}" WITH (FORCE)`),
-  );
+  await dropBenchDatabase(databaseUrl);
   await createDatabaseIfMissing(databaseUrl);
   await runMigrations(databaseUrl);
 }
@@ -87,45 +84,55 @@ export async function cleanRedisPrefixes(redisUrl: string, prefixes: readonly st
   return deleted;
 }
 
-/**
- * Warns (through `log`) when PostgreSQL has fewer than `needed` connections to spare: the targets'
- * pools would then fail with "too many clients" mid-run, and so would anything else on the server.
- */
-export async function warnIfFewConnections(
-  databaseUrl: string,
-  needed: number,
-  log: (line: string) => void,
-): Promise<void> {
+/** Warns when PostgreSQL has fewer than `needed` connections to spare: pools would fail mid-run. */
+export async function warnIfFewConnections(databaseUrl: string, needed: number, log: (line: string) => void) {
+  const free = await onServer(databaseUrl, async (client) => {
+    const { rows } = await client.query<{ free: number }>(
+      `SELECT current_setting('max_connections')::int - current_setting('superuser_reserved_connections')::int
+              - (SELECT count(*) FROM pg_stat_activity)::int AS free`,
+    );
+    return rows[0]?.free ?? 0;
+  });
+  if (free < needed)
+    log(`WARNING: PostgreSQL has ${free} connections to spare and this bench may open ${needed}: expect failures`);
+}
+
+/** CPUs, Node and PostgreSQL versions, for the line above a benchmark's table. */
+export async function describeMachine(databaseUrl: string): Promise<string> {
+  const version = await onServer(databaseUrl, async (client) => {
+    const { rows } = await client.query<{ server_version: string }>('SHOW server_version');
+    return rows[0]?.server_version;
+  });
+  const cpu = cpus();
+  return `${cpu.length} x ${cpu[0]?.model ?? 'cpu'}, Node ${process.version}, PostgreSQL ${version}`;
+}
+
+/** Work on the server's maintenance database. */
+async function onServer<T>(databaseUrl: string, work: (client: Client) => Promise<T>): Promise<T> {
   const url = new URL(databaseUrl);
   url.pathname = '/postgres';
   const client = new Client({ connectionString: url.toString() });
   await client.connect();
   try {
-    const { rows } = await client.query<{ free: number }>(
-      `SELECT current_setting('max_connections')::int - current_setting('superuser_reserved_connections')::int
-              - (SELECT count(*) FROM pg_stat_activity)::int AS free`,
-    );
-    const free = rows[0]?.free ?? 0;
-    if (free < needed)
-      log(
-        `WARNING: PostgreSQL has ${free} connections to spare and this bench's pools may open ${needed}: expect "too many clients" failures (raise max_connections or stop other work)`,
-      );
+    return await work(client);
   } finally {
     await client.end();
   }
 }
 
-/** CPUs, Node and PostgreSQL versions, for the line above a benchmark's table. */
-export async function describeMachine(databaseUrl: string): Promise<string> {
-  const url = new URL(databaseUrl);
-  url.pathname = '/postgres';
-  const client = new Client({ connectionString: url.toString() });
-  await client.connect();
-  try {
-    const pg = await client.query<{ server_version: string }>('SHOW server_version');
-    const cpu = cpus();
-    return `${cpu.length} x ${cpu[0]?.model ?? 'cpu'}, Node ${process.version}, PostgreSQL ${pg.rows[0]?.server_version}`;
-  } finally {
-    await client.end();
-  }
+/** A SQL text[] literal of `values`. */
+export function textArray(values: readonly string[]): string {
+  return `ARRAY[${values.map((value) => `'${value.replace(/'/g, "''")}'`).join(',')}]::text[]`;
+}
+
+/** Drops the secondary indexes of `tables` for a bulk insert; returns their definitions, to rebuild. */
+export async function dropSecondaryIndexes(client: Client, tables: string[]): Promise<string[]> {
+  const defs = await client.query<{ name: string; def: string }>(
+    `SELECT i.indexname AS name, i.indexdef AS def FROM pg_indexes i
+      WHERE i.schemaname = current_schema() AND i.tablename = ANY($1)
+        AND NOT EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conname = i.indexname)`,
+    [tables],
+  );
+  for (const { name } of defs.rows) await client.query(`DROP INDEX "${name}"`);
+  return defs.rows.map((row) => row.def);
 }

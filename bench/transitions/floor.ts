@@ -3,27 +3,31 @@
  * answering POST /api/v1/internal/kyc/verifications/{id}/transitions with the obvious locked
  * transaction, one statement per step: BEGIN; SELECT … FOR UPDATE (with the account's webhook
  * URL); check the move; UPDATE verifications; INSERT the history entry; INSERT the outbox event
- * (the columns and payload the service writes, see src/webhooks/outbox-event.ts); COMMIT; 200 with
- * the verification's JSON. It enqueues nothing, and nothing ever delivers its events (see main.ts).
- * Started by main.ts as its own process: FLOOR_PORT, DATABASE_URL, INTERNAL_API_TOKEN.
+ * (the columns and payload the contract describes); COMMIT; 200 with the verification's JSON. It
+ * enqueues nothing, and nothing delivers its events (see main.ts). Nothing of src/ is imported.
+ * Env: FLOOR_PORT, DATABASE_URL, INTERNAL_API_TOKEN.
  */
 import { IncomingMessage, createServer } from 'node:http';
 import { Pool, PoolClient } from 'pg';
 import { v7 as uuidv7 } from 'uuid';
-import { canTransition, timestampsAfter } from 'src/verifications/verification-state-machine';
-import type { VerificationStatus } from 'src/verifications/verification.types';
-import { STATUS_CHANGED } from 'src/webhooks/outbox-event';
 import {
   FloorVerificationRow,
   floorVerificationColumns,
   floorVerificationJson,
   sendJson as send,
-} from '../common/floor-json';
+} from '../harness/floor-json';
 
 const pool = new Pool({ connectionString: process.env.DATABASE_URL, max: 20 });
 const TOKEN = process.env.INTERNAL_API_TOKEN ?? '';
 const ROUTE = /^\/api\/v1\/internal\/kyc\/verifications\/([0-9a-f-]{36})\/transitions$/;
-const STATUSES: readonly string[] = ['pending', 'processing', 'approved', 'rejected'];
+type VerificationStatus = 'pending' | 'processing' | 'approved' | 'rejected';
+const NEXT: Record<string, readonly string[]> = {
+  pending: ['processing'],
+  processing: ['pending', 'approved', 'rejected'],
+  approved: [],
+  rejected: [],
+};
+const STATUS_CHANGED = 'verification.status_changed';
 
 /** The locked row, with its account for the outbox event. */
 type Row = FloorVerificationRow & { status: VerificationStatus; accountId: string; webhookUrl: string | null };
@@ -47,10 +51,11 @@ async function move(client: PoolClient, id: string, status: VerificationStatus, 
   const current = locked.rows[0];
   if (!current) throw new Refusal(404, 'not_found');
   if (expected !== undefined && expected !== current.version) throw new Refusal(409, 'version_conflict');
-  if (current.redactedAt || !canTransition(current.status, status)) throw new Refusal(409, 'invalid_transition');
+  if (current.redactedAt || !NEXT[current.status]?.includes(status)) throw new Refusal(409, 'invalid_transition');
   if (status === 'rejected') throw new Refusal(400, 'validation_failed'); // the floor takes no reasons
   const at = new Date(Math.max(Date.now(), current.updatedAt.getTime()));
-  const { submittedAt, decidedAt } = timestampsAfter(status, { submittedAt: current.submittedAt, decidedAt: null }, at);
+  const submittedAt = status === 'processing' ? at : current.submittedAt;
+  const decidedAt = NEXT[status]?.length === 0 ? at : null;
   const next: Row = {
     ...current,
     status,
@@ -132,7 +137,7 @@ async function handle(req: IncomingMessage): Promise<unknown> {
   if (req.headers.authorization !== `Bearer ${TOKEN}`) throw new Refusal(401, 'unauthorized');
   const body = (await readJson(req)) as { status?: unknown; expected_version?: unknown } | null;
   const expected = body?.expected_version;
-  if (!STATUSES.includes(String(body?.status)) || (expected !== undefined && !Number.isInteger(expected)))
+  if (!Object.hasOwn(NEXT, String(body?.status)) || (expected !== undefined && !Number.isInteger(expected)))
     throw new Refusal(400, 'validation_failed');
   return transition(match[1], body?.status as VerificationStatus, expected as number | undefined);
 }
@@ -148,7 +153,7 @@ const server = createServer((req, res) => {
   );
 });
 server.keepAliveTimeout = 65_000;
-server.listen(Number(process.env.FLOOR_PORT ?? 3999), '127.0.0.1');
+server.listen(Number(process.env.FLOOR_PORT), '127.0.0.1');
 process.on('SIGTERM', () => {
   server.close();
   void pool.end();

@@ -5,10 +5,7 @@ type FlagValue = string | boolean | (string | boolean)[] | undefined;
 /** A bad command-line flag: the benchmark stops before it starts, with one line. */
 export class FlagError extends Error {}
 
-/**
- * The flags, read by node's strict parseArgs (no positionals). Its errors become one-line
- * FlagErrors, and a flag given twice is refused rather than silently taking the last value.
- */
+/** node's strict parseArgs (no positionals); a flag given twice is refused, not silently overridden. */
 export function parseFlags<const T extends NonNullable<ParseArgsConfig['options']>>(argv: string[], options: T) {
   let parsed;
   try {
@@ -34,10 +31,14 @@ export function positiveInteger(values: Record<string, FlagValue>, name: string,
   return parsed;
 }
 
-/**
- * The benchmark's options from process.argv, or the process ends here: a bad flag is one line on
- * stderr and exit code 2, before any database or process is touched.
- */
+/** Repeatable `--env KEY=VALUE` flags (the value may hold "=" itself). */
+export function envPairs(pairs: string[] = []): Record<string, string> {
+  const bad = pairs.find((pair) => !/^[^=]+=/.test(pair));
+  if (bad !== undefined) throw new FlagError(`--env needs KEY=VALUE, not "${bad}"`);
+  return Object.fromEntries(pairs.map((pair) => pair.split(/=(.*)/s).slice(0, 2)));
+}
+
+/** The options from process.argv, or exit code 2 with one line on stderr before anything is touched. */
 export function readOptions<T>(bench: string, parse: (argv: string[]) => T): T {
   try {
     return parse(process.argv.slice(2));

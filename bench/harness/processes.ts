@@ -1,0 +1,106 @@
+import { ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+
+/** The service as `nest build` compiles it: every bench starts this, never its own copy. */
+export const SERVICE_MAIN = join(__dirname, '..', '..', '..', 'dist', 'src', 'main.js');
+
+/** A server process a benchmark started: the service or a floor. */
+export interface BenchProcess {
+  name: string;
+  url: string;
+  output: string[];
+  child: ChildProcess;
+  stop(): Promise<void>;
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export function exited(child: ChildProcess): Promise<number | null> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(child.exitCode);
+  return new Promise((resolve) => child.once('exit', (code) => resolve(code)));
+}
+
+export interface StartOptions {
+  /** Node's own flags (e.g. --require, --cpu-prof). */
+  nodeArgs?: string[];
+  /** The path that answers once the process is up: anything at all counts unless `ok` is set. */
+  probe?: string;
+  ok?: boolean;
+  /** Opens an IPC channel (child.send, child.on('message')). */
+  ipc?: boolean;
+  stopGraceMs?: number;
+}
+
+/** Starts `script` on a free port (PORT and FLOOR_PORT) with `env`; waits 30 s at most for its probe. */
+export async function startProcess(
+  name: string,
+  script: string,
+  env: Record<string, string>,
+  options: StartOptions = {},
+): Promise<BenchProcess> {
+  const port = String(await freePort());
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), script], {
+    env: { ...process.env, ...env, PORT: port, FLOOR_PORT: port },
+    stdio: options.ipc ? ['ignore', 'pipe', 'pipe', 'ipc'] : ['ignore', 'pipe', 'pipe'],
+  });
+  const output: string[] = [];
+  child.stdout?.on('data', (chunk: Buffer) => output.push(chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => output.push(chunk.toString()));
+  const url = `http://127.0.0.1:${port}`;
+  const stop = async (): Promise<void> => {
+    child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), options.stopGraceMs ?? 15_000);
+    await exited(child);
+    clearTimeout(timer);
+  };
+  const ready = async (): Promise<boolean> => {
+    const res = await fetch(`${url}${options.probe ?? '/'}`);
+    return !options.ok || res.ok;
+  };
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`${name} exited with ${child.exitCode}:\n${output.join('')}`);
+    if (await ready().catch(() => false)) return { name, url, output, child, stop };
+    if (Date.now() > deadline) {
+      await stop();
+      throw new Error(`${name} did not start within 30 s:\n${output.join('')}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/** The service (`dist/src/main.js`, or another build's) with `env`, ready once /health/live is 200. */
+export function startService(
+  name: string,
+  env: Record<string, string>,
+  options: Omit<StartOptions, 'probe' | 'ok'> & { main?: string } = {},
+): Promise<BenchProcess> {
+  return startProcess(name, options.main ?? SERVICE_MAIN, env, { ...options, probe: '/health/live', ok: true });
+}
+
+/** The last lines a process wrote, for the error report of a failed run. */
+export function tail(process: BenchProcess, lines = 20): string {
+  return process.output.join('').split('\n').slice(-lines).join('\n');
+}
+
+/** User + system CPU seconds of a process so far, from /proc (NaN where there is none). */
+export function cpuSeconds(pid: number | undefined): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return NaN;
+  }
+}
