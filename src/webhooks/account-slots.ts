@@ -1,4 +1,4 @@
-import type { RedisClient } from 'src/common/redis-connection';
+import type { RedisClient } from 'src/redis/redis-connection';
 import { MicroBatcher } from 'src/common/micro-batcher';
 
 // KEYS: the account zset of each request, in request order (an account may appear more than once);
