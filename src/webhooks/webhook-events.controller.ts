@@ -4,8 +4,8 @@ import { ApiError } from 'src/common/api-error';
 import { ApiErrors, ApiLimitedBy } from 'src/common/api-error-responses';
 import { CurrentAccountId, RequiresCredential } from 'src/common/credentials';
 import { invalidCursor, type ListPage } from 'src/common/pagination';
-import { UndeclaredInputGuard } from 'src/common/undeclared-input.guard';
-import { invalidId, UuidParamPipe } from 'src/common/uuid-param.pipe';
+import { UndeclaredInputGuard } from 'src/http/undeclared-input.guard';
+import { invalidId, UuidParamPipe } from 'src/http/uuid-param.pipe';
 import {
   BulkRedeliverDto,
   ListWebhookEventsQueryDto,

@@ -1,6 +1,6 @@
 import type { NextFunction, Request, Response } from 'express';
 import { httpRequestDuration } from 'src/common/metrics';
-import { routeTemplate } from 'src/common/route-template';
+import { routeTemplate } from 'src/http/route-template';
 
 /** Records every response in the latency histogram, labelled by route template, not raw URL. */
 export function httpMetricsMiddleware(req: Request, res: Response, next: NextFunction): void {
