@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { ApiError } from 'src/common/api-error';
-import { decide } from 'src/common/rate-limit/rate-limit-policy';
-import { WindowCounter } from 'src/common/rate-limit/window-counter';
+import { decide } from 'src/auth/rate-limit/rate-limit-policy';
+import { WindowCounter } from 'src/auth/rate-limit/window-counter';
 import type { AppConfig } from 'src/config/app-config';
 import { APP_CONFIG } from 'src/config/config.module';
 
