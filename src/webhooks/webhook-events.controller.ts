@@ -2,7 +2,7 @@ import { Body, Controller, Get, HttpCode, Param, Post, Query, UseGuards } from '
 import { ApiExcludeEndpoint, ApiExtraModels, ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { ApiError } from 'src/common/api-error';
 import { ApiErrors, ApiLimitedBy } from 'src/common/api-error-responses';
-import { CurrentAccountId, RequiresCredential } from 'src/common/credentials';
+import { CurrentAccountId, RequiresCredential } from 'src/http/credentials';
 import { invalidCursor, type ListPage } from 'src/common/pagination';
 import { UndeclaredInputGuard } from 'src/http/undeclared-input.guard';
 import { invalidId, UuidParamPipe } from 'src/http/uuid-param.pipe';
