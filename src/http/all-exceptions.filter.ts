@@ -2,7 +2,7 @@ import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@n
 import { HttpAdapterHost } from '@nestjs/core';
 import type { Request, Response } from 'express';
 import { ApiError, ErrorCode } from 'src/common/api-error';
-import { isDatabaseUnavailable } from 'src/common/dependency-errors';
+import { isDatabaseUnavailable } from 'src/database/dependency-errors';
 import { loggedPath } from 'src/common/logging/root-logger';
 import { requestIdOf } from 'src/http/request-id';
 import { allowedMethods } from 'src/http/route-table';
