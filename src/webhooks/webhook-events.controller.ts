@@ -6,6 +6,7 @@ import { CurrentAccountId, RequiresCredential } from 'src/http/credentials';
 import { invalidCursor, type ListPage } from 'src/common/pagination';
 import { UndeclaredInputGuard } from 'src/http/undeclared-input.guard';
 import { invalidId, UuidParamPipe } from 'src/http/uuid-param.pipe';
+import { TEST_EVENTS_LIMIT } from 'src/webhooks/test-event-limit';
 import {
   BulkRedeliverDto,
   ListWebhookEventsQueryDto,
@@ -61,7 +62,7 @@ export class WebhookEventsController {
   @ApiErrors(
     ApiError.validation('status', 'must be one of the following values: pending, processing, approved, rejected'),
   )
-  @ApiLimitedBy('testEvents')
+  @ApiLimitedBy(TEST_EVENTS_LIMIT)
   async sendTest(
     @CurrentAccountId() accountId: string,
     @Body() dto: SendTestEventDto,
