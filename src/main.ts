@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { applyServerLimits } from 'src/common/http-server-limits';
+import { applyServerLimits } from 'src/http/http-server-limits';
 import { ConfigError } from 'src/config/app-config';
 import { loadConfig } from 'src/config/config.module';
 import { createApp } from 'src/create-app';

@@ -12,10 +12,10 @@ import {
   UpdateAccountDto,
 } from 'src/accounts/accounts.dto';
 import { AccountsService } from 'src/accounts/accounts.service';
-import { RequiresCredential } from 'src/common/credentials';
+import { RequiresCredential } from 'src/http/credentials';
 import { iso } from 'src/common/time';
-import { UndeclaredInputGuard } from 'src/common/undeclared-input.guard';
-import { invalidId, UuidParamPipe } from 'src/common/uuid-param.pipe';
+import { UndeclaredInputGuard } from 'src/http/undeclared-input.guard';
+import { invalidId, UuidParamPipe } from 'src/http/uuid-param.pipe';
 
 @ApiTags('admin')
 @RequiresCredential('admin')

@@ -1,9 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Request } from 'express';
 import { ApiError } from 'src/common/api-error';
-import { clientAddress } from 'src/common/client-address';
-import { decide } from 'src/common/rate-limit/rate-limit-policy';
-import { WindowCounter } from 'src/common/rate-limit/window-counter';
+import { clientAddress } from 'src/auth/client-address';
+import { decide } from 'src/auth/rate-limit/rate-limit-policy';
+import { WindowCounter } from 'src/auth/rate-limit/window-counter';
 import type { AppConfig } from 'src/config/app-config';
 import { APP_CONFIG } from 'src/config/config.module';
 

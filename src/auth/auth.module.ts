@@ -4,7 +4,7 @@ import { AccountsModule } from 'src/accounts/accounts.module';
 import { AuthFailureLimit } from 'src/auth/auth-failure-limit';
 import { CredentialGuard } from 'src/auth/credential.guard';
 import { PublicRateLimiter } from 'src/auth/public-rate-limiter';
-import { RateLimitModule } from 'src/common/rate-limit/rate-limit.module';
+import { RateLimitModule } from 'src/auth/rate-limit/rate-limit.module';
 
 /**
  * Who is calling: the credential guard of every API route, the public API's rate limiter, and the

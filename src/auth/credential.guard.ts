@@ -5,7 +5,7 @@ import { AuthFailureLimit } from 'src/auth/auth-failure-limit';
 import { bearerToken, tokensEqual } from 'src/auth/bearer';
 import { clientAccountId } from 'src/auth/client-credential';
 import { ApiError } from 'src/common/api-error';
-import { CREDENTIAL_KIND, type ClientRequest, type CredentialKind } from 'src/common/credentials';
+import { CREDENTIAL_KIND, type ClientRequest, type CredentialKind } from 'src/http/credentials';
 import type { AppConfig } from 'src/config/app-config';
 import { APP_CONFIG } from 'src/config/config.module';
 

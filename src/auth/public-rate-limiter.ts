@@ -3,9 +3,9 @@ import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { AccountsService } from 'src/accounts/accounts.service';
 import { clientAccountId } from 'src/auth/client-credential';
 import { ApiError } from 'src/common/api-error';
-import { clientAddress } from 'src/common/client-address';
-import { RateLimitDecision, decide, uncounted } from 'src/common/rate-limit/rate-limit-policy';
-import { WindowCounter } from 'src/common/rate-limit/window-counter';
+import { clientAddress } from 'src/auth/client-address';
+import { RateLimitDecision, decide, uncounted } from 'src/auth/rate-limit/rate-limit-policy';
+import { WindowCounter } from 'src/auth/rate-limit/window-counter';
 import type { AppConfig } from 'src/config/app-config';
 import { APP_CONFIG } from 'src/config/config.module';
 

@@ -4,7 +4,7 @@ import * as util from 'node:util';
 import { ApiError } from 'src/common/api-error';
 import { DEFAULT_LIMIT, MAX_LIMIT } from 'src/common/pagination';
 import { checkRange, parseTimestamp } from 'src/common/timestamps';
-import { textIssue } from 'src/common/unsafe-input';
+import { textIssue } from 'src/http/unsafe-input';
 import { isUuid } from 'src/common/uuid';
 
 export type CommandName =

@@ -11,7 +11,7 @@ import { iso } from 'src/common/time';
 import { isUuid } from 'src/common/uuid';
 import { RetentionService } from 'src/verifications/retention.service';
 import { VerificationRedactor } from 'src/verifications/verification-redactor.service';
-import { validationError } from 'src/common/validation';
+import { validationError } from 'src/http/validation';
 import type { WebhookEventResponseDto } from 'src/webhooks/webhook-events.dto';
 import { MAX_BULK_REDELIVERY, WebhookEventsService } from 'src/webhooks/webhook-events.service';
 

@@ -54,9 +54,8 @@ export function ApiErrors(...errors: ApiError[]): MethodDecorator {
 
 /** The operation extension naming a limit of the route's own; the OpenAPI builder reads and removes it. */
 export const LIMITED_BY = 'x-limited-by';
-export type OwnLimit = 'testEvents';
 
-/** A limit of the route's own: its 429 is declared only while the operator has the limit on. */
-export function ApiLimitedBy(limit: OwnLimit): MethodDecorator {
+/** A limit of the route's own, named by its feature: its 429 is declared only while the operator has the limit on. */
+export function ApiLimitedBy(limit: string): MethodDecorator {
   return ApiExtension(LIMITED_BY, limit) as MethodDecorator;
 }

@@ -60,7 +60,7 @@ export class ApiError extends Error {
     return new ApiError('unauthorized', 'Missing or invalid credentials', [], { 'WWW-Authenticate': 'Bearer' });
   }
 
-  /** Node's own early answers, before a request reaches Express (src/common/http-server-limits.ts). */
+  /** Node's own early answers, before a request reaches Express (src/http/http-server-limits.ts). */
   static requestTimeout(): ApiError {
     return new ApiError('request_timeout', 'The request was not received in time');
   }

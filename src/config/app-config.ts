@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { hashTagOf, type RedisNode } from 'src/common/redis-connection';
+import { hashTagOf, type RedisNode } from 'src/redis/redis-connection';
 import { parseRetrySchedule } from 'src/config/retry-schedule';
 
 export type AppRole = 'all' | 'api' | 'worker';

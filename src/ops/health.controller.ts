@@ -3,7 +3,7 @@ import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { HealthCheckService, HealthIndicatorService, TypeOrmHealthIndicator } from '@nestjs/terminus';
 import { ApiError } from 'src/common/api-error';
 import { ApiErrors } from 'src/common/api-error-responses';
-import { UndeclaredInputGuard } from 'src/common/undeclared-input.guard';
+import { UndeclaredInputGuard } from 'src/http/undeclared-input.guard';
 import { OpsRedis } from 'src/ops/ops-redis';
 
 const CHECK_TIMEOUT_MS = 1_000;

@@ -1,7 +1,7 @@
 import { Controller, Get, Header, UseGuards } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { metricsRegistry } from 'src/common/metrics';
-import { UndeclaredInputGuard } from 'src/common/undeclared-input.guard';
+import { UndeclaredInputGuard } from 'src/http/undeclared-input.guard';
 
 @ApiTags('operations')
 @UseGuards(UndeclaredInputGuard)

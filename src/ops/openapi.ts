@@ -8,7 +8,7 @@ import {
   type ResponseObject,
 } from '@nestjs/swagger';
 import type { ApiError } from 'src/common/api-error';
-import { errorResponse, ERROR_BODY_REF, LIMITED_BY, type OwnLimit } from 'src/common/api-error-responses';
+import { errorResponse, ERROR_BODY_REF, LIMITED_BY } from 'src/common/api-error-responses';
 import {
   ERROR_BODY_SCHEMA,
   RATE_LIMIT_HEADERS,
@@ -18,7 +18,7 @@ import {
   sharedErrors,
 } from 'src/ops/openapi-errors';
 import { inlineNullableReferences } from 'src/ops/openapi-references';
-import { testEventsRefused } from 'src/webhooks/test-event-limit';
+import { TEST_EVENTS_LIMIT, testEventsRefused } from 'src/webhooks/test-event-limit';
 
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
 
@@ -142,10 +142,10 @@ function completeOperation(
 }
 
 function ownLimitErrors(operation: OperationObject, settings: OpenApiSettings): ApiError[] {
-  const extensions = operation as OperationObject & { [LIMITED_BY]?: OwnLimit };
+  const extensions = operation as OperationObject & { [LIMITED_BY]?: string };
   const limitedBy = extensions[LIMITED_BY];
   delete extensions[LIMITED_BY];
-  if (limitedBy === 'testEvents' && settings.testEventsPerMinute > 0) {
+  if (limitedBy === TEST_EVENTS_LIMIT && settings.testEventsPerMinute > 0) {
     return [testEventsRefused(settings.testEventsPerMinute, '12')];
   }
   return [];

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
-import { createFailFastRedis } from 'src/common/fail-fast-redis';
-import { checkRedis, type RedisClient } from 'src/common/redis-connection';
+import { createFailFastRedis } from 'src/redis/fail-fast-redis';
+import { checkRedis, type RedisClient } from 'src/redis/redis-connection';
 import type { AppConfig } from 'src/config/app-config';
 import { APP_CONFIG } from 'src/config/config.module';
 

@@ -2,9 +2,9 @@ import { Body, Controller, HttpCode, Param, Post, UseGuards } from '@nestjs/comm
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiError } from 'src/common/api-error';
 import { ApiErrors } from 'src/common/api-error-responses';
-import { RequiresCredential } from 'src/common/credentials';
-import { UndeclaredInputGuard } from 'src/common/undeclared-input.guard';
-import { invalidId, UuidParamPipe } from 'src/common/uuid-param.pipe';
+import { RequiresCredential } from 'src/http/credentials';
+import { UndeclaredInputGuard } from 'src/http/undeclared-input.guard';
+import { invalidId, UuidParamPipe } from 'src/http/uuid-param.pipe';
 import { TransitionRefusal } from 'src/verifications/verification-transition';
 import { VerificationResponseDto } from 'src/verifications/verification-response.dto';
 import { CreateVerificationDto, TransitionVerificationDto } from 'src/verifications/verifications.dto';

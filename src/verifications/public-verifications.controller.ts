@@ -2,10 +2,10 @@ import { Controller, Get, Header, HttpCode, Param, Post, Query, UseGuards } from
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiError } from 'src/common/api-error';
 import { ApiErrors } from 'src/common/api-error-responses';
-import { CurrentAccountId, RequiresCredential } from 'src/common/credentials';
+import { CurrentAccountId, RequiresCredential } from 'src/http/credentials';
 import { invalidCursor } from 'src/common/pagination';
-import { UndeclaredInputGuard } from 'src/common/undeclared-input.guard';
-import { invalidId, UuidParamPipe } from 'src/common/uuid-param.pipe';
+import { UndeclaredInputGuard } from 'src/http/undeclared-input.guard';
+import { invalidId, UuidParamPipe } from 'src/http/uuid-param.pipe';
 import { VerificationRedactor } from 'src/verifications/verification-redactor.service';
 import { GetVerificationQueryDto, minVersionOf } from 'src/verifications/get-verification.query';
 import { ListVerificationsQueryDto } from 'src/verifications/list-verifications.query';

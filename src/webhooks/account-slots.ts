@@ -1,5 +1,5 @@
-import type { RedisClient } from 'src/common/redis-connection';
-import { MicroBatcher } from 'src/common/micro-batcher';
+import type { RedisClient } from 'src/redis/redis-connection';
+import { MicroBatcher } from 'src/webhooks/micro-batcher';
 
 // KEYS: the account zset of each request, in request order (an account may appear more than once);
 // ARGV: now, expiry, limit, then one member per key. Expired members are slots of a worker that

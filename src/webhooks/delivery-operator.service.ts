@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { MicroBatcher } from 'src/common/micro-batcher';
+import { MicroBatcher } from 'src/webhooks/micro-batcher';
 import { isUuid } from 'src/common/uuid';
 import type { DeliveryJobData, DeliveryJobSource } from 'src/webhooks/delivery-job';
 import { WebhookDispatcher } from 'src/webhooks/webhook-dispatcher.service';

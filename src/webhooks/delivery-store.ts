@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { activeSecretCiphertextsOf, webhookUrlOf } from 'src/accounts/account-sql';
 import { cachedDecryptor } from 'src/accounts/secret-crypto';
-import { MicroBatcher } from 'src/common/micro-batcher';
+import { MicroBatcher } from 'src/webhooks/micro-batcher';
 import type { AppConfig } from 'src/config/app-config';
 import { APP_CONFIG } from 'src/config/config.module';
 import { PgPool } from 'src/database/pg-pool';

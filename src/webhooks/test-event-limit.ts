@@ -1,9 +1,12 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { ApiError } from 'src/common/api-error';
-import { decide } from 'src/common/rate-limit/rate-limit-policy';
-import { WindowCounter } from 'src/common/rate-limit/window-counter';
+import { decide } from 'src/auth/rate-limit/rate-limit-policy';
+import { WindowCounter } from 'src/auth/rate-limit/window-counter';
 import type { AppConfig } from 'src/config/app-config';
 import { APP_CONFIG } from 'src/config/config.module';
+
+/** The test-event route's own limit, as ApiLimitedBy names it to the OpenAPI builder. */
+export const TEST_EVENTS_LIMIT = 'testEvents';
 
 /** The 429 of TEST_EVENTS_PER_MINUTE. */
 export function testEventsRefused(limit: number, retryAfter: string): ApiError {

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import type { Queue } from 'bull';
-import { MicroBatcher } from 'src/common/micro-batcher';
+import { MicroBatcher } from 'src/webhooks/micro-batcher';
 import { type DeliveryJobSource, deliveryJob, deliveryJobId } from 'src/webhooks/delivery-job';
 import { DELIVERY_PRODUCER } from 'src/webhooks/webhook-queue.constants';
 import { closeDeliveryQueue } from 'src/webhooks/webhook-queue.factory';

@@ -2,10 +2,11 @@ import { Body, Controller, Get, HttpCode, Param, Post, Query, UseGuards } from '
 import { ApiExcludeEndpoint, ApiExtraModels, ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { ApiError } from 'src/common/api-error';
 import { ApiErrors, ApiLimitedBy } from 'src/common/api-error-responses';
-import { CurrentAccountId, RequiresCredential } from 'src/common/credentials';
+import { CurrentAccountId, RequiresCredential } from 'src/http/credentials';
 import { invalidCursor, type ListPage } from 'src/common/pagination';
-import { UndeclaredInputGuard } from 'src/common/undeclared-input.guard';
-import { invalidId, UuidParamPipe } from 'src/common/uuid-param.pipe';
+import { UndeclaredInputGuard } from 'src/http/undeclared-input.guard';
+import { invalidId, UuidParamPipe } from 'src/http/uuid-param.pipe';
+import { TEST_EVENTS_LIMIT } from 'src/webhooks/test-event-limit';
 import {
   BulkRedeliverDto,
   ListWebhookEventsQueryDto,
@@ -61,7 +62,7 @@ export class WebhookEventsController {
   @ApiErrors(
     ApiError.validation('status', 'must be one of the following values: pending, processing, approved, rejected'),
   )
-  @ApiLimitedBy('testEvents')
+  @ApiLimitedBy(TEST_EVENTS_LIMIT)
   async sendTest(
     @CurrentAccountId() accountId: string,
     @Body() dto: SendTestEventDto,

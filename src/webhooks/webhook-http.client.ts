@@ -3,7 +3,7 @@ import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { performance } from 'node:perf_hooks';
-import { isIpLiteral, isPublicUnicast } from 'src/common/ip-policy';
+import { isIpLiteral, isPublicUnicast } from 'src/webhooks/ip-policy';
 
 export const RESPONSE_BODY_LIMIT = 1024;
 /** Read at most this much of a response before giving up on the connection. */

@@ -1,6 +1,6 @@
 import Bull, { Queue, QueueOptions } from 'bull';
 import type { RedisOptions } from 'ioredis';
-import { createRedis, redisOptionsFromUrl, type RedisClient } from 'src/common/redis-connection';
+import { createRedis, redisOptionsFromUrl, type RedisClient } from 'src/redis/redis-connection';
 import type { AppConfig } from 'src/config/app-config';
 import { retryBackoff } from 'src/webhooks/delivery-retry';
 import {

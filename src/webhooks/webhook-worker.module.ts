@@ -1,7 +1,7 @@
 import { BullModule, getQueueToken } from '@nestjs/bull';
 import { Logger, Module } from '@nestjs/common';
 import type { Queue } from 'bull';
-import type { RedisClient } from 'src/common/redis-connection';
+import type { RedisClient } from 'src/redis/redis-connection';
 import type { AppConfig } from 'src/config/app-config';
 import { APP_CONFIG } from 'src/config/config.module';
 import { DatabaseModule } from 'src/database/database.module';

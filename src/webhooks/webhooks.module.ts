@@ -2,7 +2,7 @@ import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AccountsModule } from 'src/accounts/accounts.module';
 import { cursorCodecProvider } from 'src/common/cursor.provider';
-import { RateLimitModule } from 'src/common/rate-limit/rate-limit.module';
+import { RateLimitModule } from 'src/auth/rate-limit/rate-limit.module';
 import { DeliveryOperator } from 'src/webhooks/delivery-operator.service';
 import { TestEventLimit } from 'src/webhooks/test-event-limit';
 import { WebhookAttempt } from 'src/webhooks/webhook-attempt.entity';

@@ -1,4 +1,4 @@
-import { clusterStateOk, hashTagOf } from 'src/common/redis-connection';
+import { clusterStateOk, hashTagOf } from 'src/redis/redis-connection';
 
 describe('hashTagOf', () => {
   it.each([

@@ -1,4 +1,4 @@
-import { clockWindowResetMs, decide, uncounted } from 'src/common/rate-limit/rate-limit-policy';
+import { clockWindowResetMs, decide, uncounted } from 'src/auth/rate-limit/rate-limit-policy';
 
 describe('rate limit policy', () => {
   it('allows up to the limit and counts down', () => {

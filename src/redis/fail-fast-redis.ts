@@ -1,4 +1,4 @@
-import { createRedis, type RedisClient, type RedisTarget } from 'src/common/redis-connection';
+import { createRedis, type RedisClient, type RedisTarget } from 'src/redis/redis-connection';
 
 /**
  * A Redis connection for checks that must never wait on Redis: while it is down, commands fail at

@@ -2,10 +2,10 @@ import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@n
 import { HttpAdapterHost } from '@nestjs/core';
 import type { Request, Response } from 'express';
 import { ApiError, ErrorCode } from 'src/common/api-error';
-import { isDatabaseUnavailable } from 'src/common/dependency-errors';
+import { isDatabaseUnavailable } from 'src/database/dependency-errors';
 import { loggedPath } from 'src/common/logging/root-logger';
-import { requestIdOf } from 'src/common/request-id';
-import { allowedMethods } from 'src/common/route-table';
+import { requestIdOf } from 'src/http/request-id';
+import { allowedMethods } from 'src/http/route-table';
 
 const CODE_BY_STATUS: Record<number, ErrorCode> = {
   400: 'validation_failed',

@@ -2,8 +2,8 @@ import type { NextFunction, Request, Response } from 'express';
 import { runWithLogContext } from 'src/common/logging/log-context';
 import type { RootLogger } from 'src/common/logging/logger';
 import { loggedPath } from 'src/common/logging/root-logger';
-import { requestIdOf } from 'src/common/request-id';
-import { routeTemplate } from 'src/common/route-template';
+import { requestIdOf } from 'src/http/request-id';
+import { routeTemplate } from 'src/http/route-template';
 
 interface AuthenticatedRequest extends Request {
   accountId?: string;

@@ -1,4 +1,4 @@
-import { clockWindowResetMs, RATE_LIMIT_WINDOW_MS, type WindowCount } from 'src/common/rate-limit/rate-limit-policy';
+import { clockWindowResetMs, RATE_LIMIT_WINDOW_MS, type WindowCount } from 'src/auth/rate-limit/rate-limit-policy';
 
 /** Keys one store holds per window: about a megabyte at most. */
 export const MEMORY_STORE_MAX_KEYS = 10_000;

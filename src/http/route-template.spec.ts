@@ -1,5 +1,5 @@
 import type { Request } from 'express';
-import { routeTemplate } from 'src/common/route-template';
+import { routeTemplate } from 'src/http/route-template';
 
 describe('routeTemplate', () => {
   it('joins the mount path and the route pattern', () => {

@@ -1,5 +1,5 @@
-import { fallbackStoreOf, MemoryWindowStore } from 'src/common/rate-limit/memory-window-store';
-import { decide } from 'src/common/rate-limit/rate-limit-policy';
+import { fallbackStoreOf, MemoryWindowStore } from 'src/auth/rate-limit/memory-window-store';
+import { decide } from 'src/auth/rate-limit/rate-limit-policy';
 
 const MINUTE = 60_000;
 

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { isIpLiteral, isPublicUnicast } from 'src/common/ip-policy';
+import { isIpLiteral, isPublicUnicast } from 'src/webhooks/ip-policy';
 
 /** An IPv4 address as a 32-bit number, written the usual way. */
 const dotted = (v4: number) => [24, 16, 8, 0].map((shift) => (v4 >>> shift) & 0xff).join('.');

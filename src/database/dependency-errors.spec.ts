@@ -1,4 +1,4 @@
-import { isDatabaseUnavailable } from 'src/common/dependency-errors';
+import { isDatabaseUnavailable } from 'src/database/dependency-errors';
 
 describe('isDatabaseUnavailable', () => {
   it.each([

@@ -1,6 +1,6 @@
 import { ArgumentMetadata, ValidationError, ValidationPipe } from '@nestjs/common';
 import { ApiError, ErrorDetail } from 'src/common/api-error';
-import { findUnsafeInput } from 'src/common/unsafe-input';
+import { findUnsafeInput } from 'src/http/unsafe-input';
 
 function collect(errors: ValidationError[], parent: string, out: ErrorDetail[]): void {
   for (const error of errors) {

@@ -1,4 +1,4 @@
-import { requestIdFrom } from 'src/common/request-id';
+import { requestIdFrom } from 'src/http/request-id';
 
 describe('requestIdFrom', () => {
   it.each(['a', 'abc-DEF_1.2', 'x'.repeat(128)])('keeps the caller value %p', (value) => {

@@ -1,8 +1,8 @@
 import { Inject, Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
-import { createFailFastRedis } from 'src/common/fail-fast-redis';
-import type { RedisClient } from 'src/common/redis-connection';
-import { fallbackStoreOf, MemoryWindowStore } from 'src/common/rate-limit/memory-window-store';
-import { RATE_LIMIT_WINDOW_MS, type WindowCount } from 'src/common/rate-limit/rate-limit-policy';
+import { createFailFastRedis } from 'src/redis/fail-fast-redis';
+import type { RedisClient } from 'src/redis/redis-connection';
+import { fallbackStoreOf, MemoryWindowStore } from 'src/auth/rate-limit/memory-window-store';
+import { RATE_LIMIT_WINDOW_MS, type WindowCount } from 'src/auth/rate-limit/rate-limit-policy';
 import type { AppConfig } from 'src/config/app-config';
 import { APP_CONFIG } from 'src/config/config.module';
 

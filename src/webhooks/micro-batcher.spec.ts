@@ -1,4 +1,4 @@
-import { MicroBatcher } from 'src/common/micro-batcher';
+import { MicroBatcher } from 'src/webhooks/micro-batcher';
 
 const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 

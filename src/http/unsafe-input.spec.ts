@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { findInvalidBody, findUnsafeInput, findUnsafeQuery, textIssue } from 'src/common/unsafe-input';
+import { findInvalidBody, findUnsafeInput, findUnsafeQuery, textIssue } from 'src/http/unsafe-input';
 
 const CONTROL = 'must not contain control characters (U+0000-U+001F, U+007F-U+009F)';
 const SURROGATE = 'must not contain a lone surrogate (text must be valid Unicode)';
