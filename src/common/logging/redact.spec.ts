@@ -98,7 +98,11 @@ describe('Redactor', () => {
       fc.property(fc.uint8Array({ minLength: 32, maxLength: 32 }), (bytes) => {
         const key = Buffer.from(bytes).toString('base64');
         const urlSafe = key.replaceAll('+', '-').replaceAll('/', '_');
-        for (const form of encodings(key)) {
+        // Unpadded URL-safe text is taken for a key only when it mixes digits and both cases, so that identifiers stay;
+        // about 1 random key in 1,500 (and fast-check's favourite, all zero bytes) does not, and is left out of that form.
+        const mixes = /\d/.test(urlSafe) && /[A-Z]/.test(urlSafe) && /[a-z]/.test(urlSafe);
+        const unpadded = urlSafe.replace(/=$/, '');
+        for (const form of encodings(key).filter((form) => mixes || form !== unpadded)) {
           const line = `{"msg":"GET /api/v1/admin/x/${form}?a=1 404","path":"/api/v1/admin/x/${form}"}`;
           const out = recoverable(redactor.text(line));
           for (const part of [key.slice(0, 16), key.slice(22, 38), urlSafe.slice(0, 16), urlSafe.slice(22, 38)]) {
