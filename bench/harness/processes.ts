@@ -2,6 +2,7 @@ import { ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
+import { readOptions } from './flags';
 
 /** The service as `nest build` compiles it: every bench starts this, never its own copy. */
 export const SERVICE_MAIN = join(__dirname, '..', '..', '..', 'dist', 'src', 'main.js');
@@ -89,8 +90,57 @@ export function startService(
   return startProcess(name, options.main ?? SERVICE_MAIN, env, { ...options, probe: '/health/live', ok: true });
 }
 
+/** What a bench run holds: the processes it started and what it must close, at its end, last first. */
+export class Lab {
+  readonly processes: BenchProcess[] = [];
+  readonly closers: (() => unknown)[] = [];
+
+  /** The started process, stopped at the end of the run. */
+  async start(starting: Promise<BenchProcess>): Promise<BenchProcess> {
+    const started = await starting;
+    this.processes.push(started);
+    this.defer(() => started.stop());
+    return started;
+  }
+
+  defer(close: () => unknown): void {
+    this.closers.push(close);
+  }
+}
+
+/**
+ * Runs a bench: its options from process.argv (exit code 2 on a bad flag), then `main`; whatever it
+ * started or deferred is closed at the end, and a failure prints the processes' last lines and
+ * exits with code 1.
+ */
+export function runBench<O>(
+  bench: string,
+  parse: (argv: string[]) => O,
+  main: (options: O, lab: Lab) => Promise<void>,
+) {
+  const options = readOptions(bench, parse);
+  const lab = new Lab();
+  const run = async (): Promise<void> => {
+    try {
+      await main(options, lab);
+    } catch (error) {
+      for (const p of lab.processes) process.stderr.write(`--- ${p.name} (last lines) ---\n${tail(p)}\n`);
+      throw error;
+    } finally {
+      for (const close of lab.closers.reverse())
+        await Promise.resolve()
+          .then(close)
+          .catch(() => undefined);
+    }
+  };
+  run().catch((error: unknown) => {
+    process.stderr.write(`${bench} failed: ${(error as Error).stack ?? String(error)}\n`);
+    process.exit(1);
+  });
+}
+
 /** The last lines a process wrote, for the error report of a failed run. */
-export function tail(process: BenchProcess, lines = 20): string {
+function tail(process: BenchProcess, lines = 20): string {
   return process.output.join('').split('\n').slice(-lines).join('\n');
 }
 

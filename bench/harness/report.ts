@@ -48,6 +48,11 @@ export const BESIDE_FLOOR_HEADER = [
   'median slice ratio',
 ];
 
+/** The line above a table of interleaved slices: `load`, then how it was sliced. */
+export function slicesLine(load: string, o: { warmup: number; slices: number; sliceSeconds: number }): string {
+  return `${load}, ${o.warmup} s warm-up, then ${o.slices} interleaved slices of ${o.sliceSeconds} s per target (the first 0.5 s left out).`;
+}
+
 /** The closing lines: the machine, the load average around the run, and failures if any. */
 export function footer(machine: string, loadAtStart: number, failures: number): void {
   log();
