@@ -15,7 +15,13 @@ import { join } from 'node:path';
 import Redis from 'ioredis';
 import { Client } from 'pg';
 import { REDACT_BATCH } from 'src/verifications/retention.service';
-import { cleanRedisPrefixes, describeMachine, dropBenchDatabase, recreateBenchDatabase } from '../harness/db';
+import {
+  benchDatabaseUrlFrom,
+  cleanRedisPrefixes,
+  describeMachine,
+  dropBenchDatabase,
+  recreateBenchDatabase,
+} from '../harness/db';
 import { FlagError, parseFlags } from '../harness/flags';
 import { pacedLoad } from '../harness/loads';
 import { cpuSeconds, runBench, startService } from '../harness/processes';
@@ -25,7 +31,7 @@ import { Tally } from '../harness/slices';
 import { checkErasure } from './checks';
 import { FloorRedactor } from './floor';
 import { PausableWorker } from './pausable-worker';
-import { benchDatabaseUrl, checkSeededBodies, seed } from './seed';
+import { seed } from './seed';
 import { FLOOR_SELECTS_FROM_DAYS, PII_RETENTION_DAYS } from './windows';
 
 const QUEUE_PREFIX = 'kyc_retbench';
@@ -45,13 +51,12 @@ const remaining = (minDays: number, maxDays: number): string =>
      AND coalesce(decided_at, updated_at) >= now() - make_interval(days => ${maxDays})`;
 
 runBench('bench:retention', parseOptions, async (options, lab) => {
-  const databaseUrl = benchDatabaseUrl();
+  const databaseUrl = benchDatabaseUrlFrom('BENCH_RETENTION_DATABASE_URL', 'kyc_retention_bench');
   const loadAtStart = load1();
   await recreateBenchDatabase(databaseUrl);
   if (!options['keep-database']) lab.defer(() => dropBenchDatabase(databaseUrl));
-  const shape = { accounts: options.accounts, aged: options.verifications, recentPerAccount: options.recent };
-  log(`seeded in ${fmt(await seed(databaseUrl, shape, log), 1)} s`);
-  await checkSeededBodies(databaseUrl);
+  const seconds = await seed(databaseUrl, options.accounts, options.verifications, options.recent, log);
+  log(`seeded in ${fmt(seconds, 1)} s`);
   await cleanRedisPrefixes(REDIS_URL, [QUEUE_PREFIX]);
   lab.defer(() => cleanRedisPrefixes(REDIS_URL, [QUEUE_PREFIX]));
   const machine = await describeMachine(databaseUrl);
