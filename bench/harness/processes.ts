@@ -16,7 +16,7 @@ export interface BenchProcess {
   stop(): Promise<void>;
 }
 
-export async function freePort(): Promise<number> {
+async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once('error', reject);
@@ -35,12 +35,10 @@ export function exited(child: ChildProcess): Promise<number | null> {
 export interface StartOptions {
   /** Node's own flags (e.g. --require, --cpu-prof). */
   nodeArgs?: string[];
-  /** The path that answers once the process is up: anything at all counts unless `ok` is set. */
+  /** A path that answers 2xx once the process is up; without it, any answer to / will do. */
   probe?: string;
-  ok?: boolean;
   /** Opens an IPC channel (child.send, child.on('message')). */
   ipc?: boolean;
-  stopGraceMs?: number;
 }
 
 /** Starts `script` on a free port (PORT and FLOOR_PORT) with `env`; waits 30 s at most for its probe. */
@@ -61,14 +59,11 @@ export async function startProcess(
   const url = `http://127.0.0.1:${port}`;
   const stop = async (): Promise<void> => {
     child.kill('SIGTERM');
-    const timer = setTimeout(() => child.kill('SIGKILL'), options.stopGraceMs ?? 15_000);
+    const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
     await exited(child);
     clearTimeout(timer);
   };
-  const ready = async (): Promise<boolean> => {
-    const res = await fetch(`${url}${options.probe ?? '/'}`);
-    return !options.ok || res.ok;
-  };
+  const ready = async (): Promise<boolean> => (await fetch(`${url}${options.probe ?? '/'}`)).ok || !options.probe;
   const deadline = Date.now() + 30_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`${name} exited with ${child.exitCode}:\n${output.join('')}`);
@@ -85,9 +80,9 @@ export async function startProcess(
 export function startService(
   name: string,
   env: Record<string, string>,
-  options: Omit<StartOptions, 'probe' | 'ok'> & { main?: string } = {},
+  options: StartOptions & { main?: string } = {},
 ): Promise<BenchProcess> {
-  return startProcess(name, options.main ?? SERVICE_MAIN, env, { ...options, probe: '/health/live', ok: true });
+  return startProcess(name, options.main ?? SERVICE_MAIN, env, { ...options, probe: '/health/live' });
 }
 
 /** What a bench run holds: the processes it started and what it must close, at its end, last first. */

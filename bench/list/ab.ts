@@ -1,13 +1,10 @@
 /**
  * npm run bench:list:ab -- --a <dist/src/main.js of build A> --b <… of build B>
  *
- * A paired A/B of two builds of the service on the list route, on bench:list's seeded database: both
- * run side by side and take turns under the same load in interleaved slices (A B, then B A, …), so
- * the machine's drift weighs on both alike. Per pair: req/s and the server's CPU per request, the
- * B/A ratios, their medians, and how many pairs favour B. A change is kept only if the pairs show it.
- *
- * Options: --a, --b (required), --pairs <n> (10), --seconds <s> (4, per slice), --connections <n>
- * (50), --query <string> (limit=20). Settings for both builds: the environment it is started in.
+ * A paired A/B of two builds of the service on the list route, on bench:list's seeded database, in
+ * interleaved slices (A B, then B A, …). Per pair: req/s and the server's CPU per request, the B/A
+ * ratios, their medians, and how many pairs favour B. A change is kept only if the pairs show it.
+ * Options and defaults: parseOptions; settings for both builds come from the environment.
  */
 import { FlagError, parseFlags } from '../harness/flags';
 import { autocannonLoad } from '../harness/loads';

@@ -22,12 +22,7 @@ const key = Buffer.from(
   hkdfSync('sha256', Buffer.from(process.env.SECRET_ENCRYPTION_KEY ?? '', 'base64'), '', 'floor-cursor', 32),
 );
 const COLUMNS = floorVerificationColumns();
-const SORTS: Record<string, { column: 'created_at' | 'updated_at'; direction: 'ASC' | 'DESC' }> = {
-  '-created_at': { column: 'created_at', direction: 'DESC' },
-  created_at: { column: 'created_at', direction: 'ASC' },
-  '-updated_at': { column: 'updated_at', direction: 'DESC' },
-  updated_at: { column: 'updated_at', direction: 'ASC' },
-};
+const SORTS = ['-created_at', 'created_at', '-updated_at', 'updated_at'];
 
 const sign = (scope: string, payload: string): string =>
   createHmac('sha256', key).update(`${scope}.${payload}`).digest('base64url').slice(0, 32);
@@ -65,8 +60,9 @@ async function listPage(authorization: string | undefined, query: URLSearchParam
   if (!accountId) throw new Refusal(401, 'unauthorized');
   const limit = Number(query.get('limit') ?? 20);
   const sort = query.get('sort') ?? '-created_at';
-  const order = SORTS[sort];
-  if (!order || !Number.isInteger(limit) || limit < 1 || limit > 100) throw new Refusal(400, 'validation_failed');
+  const order = { column: sort.replace('-', ''), direction: sort.startsWith('-') ? 'DESC' : 'ASC' };
+  if (!SORTS.includes(sort) || !Number.isInteger(limit) || limit < 1 || limit > 100)
+    throw new Refusal(400, 'validation_failed');
   const statuses = query.get('status') ? [...new Set(query.get('status')?.split(','))].sort() : undefined;
   const q = query.get('q') ?? undefined;
   const scope = createHash('sha256')

@@ -1,5 +1,5 @@
 import type { Client } from 'pg';
-import { PII_RETENTION_DAYS } from './windows';
+import { PII_RETENTION_DAYS } from './floor';
 
 async function count(client: Client, sql: string): Promise<number> {
   const { rows } = await client.query<{ n: number }>(sql);

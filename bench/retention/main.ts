@@ -5,11 +5,8 @@
  * one hand-written SQL statement per batch from a bare pg client (floor.ts), on a pool of rows of
  * its own. Slices of three kinds take turns, the order rotated each round: *pass* (the worker's
  * one long pass continues; pass-gate.ts holds it between slices at a moment it holds no
- * transaction), *floor* (the floor redacts) and *none* (the list alone). See docs/performance.md.
- *
- * Options: --verifications <n> (100000 aged per pool), --accounts <n> (100), --recent <n> (100 per
- * account), --rate <n> (200 list requests/s), --slice <s> (5), --warmup <s> (5), --keep-database,
- * --out <file.json>.
+ * transaction), *floor* (the floor redacts) and *none* (the list alone). See docs/performance.md;
+ * the options and their defaults are in parseOptions.
  */
 import { join } from 'node:path';
 import Redis from 'ioredis';
@@ -25,21 +22,20 @@ import {
 import { FlagError, parseFlags } from '../harness/flags';
 import { pacedLoad } from '../harness/loads';
 import { cpuSeconds, runBench, startService } from '../harness/processes';
-import { fmt, footer, load1, log, table, verdict, writeOut } from '../harness/report';
+import { fmt, footer, load1, log, table, verdict } from '../harness/report';
 import { REDIS_URL, benchSecret, serviceEnv } from '../harness/service-env';
 import { Tally } from '../harness/slices';
 import { checkErasure } from './checks';
-import { FloorRedactor } from './floor';
 import { PausableWorker } from './pausable-worker';
 import { seed } from './seed';
-import { FLOOR_SELECTS_FROM_DAYS, PII_RETENTION_DAYS } from './windows';
+import { FLOOR_SELECTS_FROM_DAYS, PII_RETENTION_DAYS, connectFloor } from './floor';
 
 const QUEUE_PREFIX = 'kyc_retbench';
 type Kind = 'none' | 'pass' | 'floor';
 
 function parseOptions(argv: string[]) {
   const integers = { verifications: 100_000, accounts: 100, recent: 100, rate: 200, slice: 5, warmup: 5 };
-  const values = parseFlags(argv, { 'keep-database': { type: 'boolean' }, out: { type: 'string' } }, integers);
+  const values = parseFlags(argv, { 'keep-database': { type: 'boolean' } }, integers);
   if (values.recent < 20) throw new FlagError('--recent needs at least 20 (one full first page per account)');
   return values;
 }
@@ -68,7 +64,7 @@ runBench('bench:retention', parseOptions, async (options, lab) => {
   const count = async (sql: string): Promise<number> => (await db.query<{ n: number }>(sql)).rows[0]?.n ?? 0;
   const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 });
   lab.defer(() => redis.disconnect());
-  const floor = await FloorRedactor.connect(databaseUrl);
+  const floor = await connectFloor(databaseUrl);
   lab.defer(() => floor.close());
   const [serviceSql, floorSql] = [
     remaining(PII_RETENTION_DAYS, 36_500),
@@ -203,16 +199,11 @@ runBench('bench:retention', parseOptions, async (options, lab) => {
     ),
   );
   log();
-  log(
-    verdict(
-      m.pass.p99 <= 1.3 * m.none.p99,
-      `list p99 while the pass runs within 1.3 x the list alone (${m.pass.p99} vs ${m.none.p99} ms)`,
-    ),
-  );
+  const target = `list p99 while the pass runs within 1.3 x the list alone (${m.pass.p99} vs ${m.none.p99} ms)`;
+  log(verdict(m.pass.p99 <= 1.3 * m.none.p99, target));
   log(
     `info  the pass redacts at ${fmt(rate('pass') / rate('floor'), 2)} x the floor's rate; list p99 while the floor redacts: ${fmt(m.floor.p99 / m.none.p99, 2)} x the list alone`,
   );
   for (const problem of problems) log(`WARNING: ${problem}`);
   footer(machine, loadAtStart, m.none.failures + m.pass.failures + m.floor.failures);
-  writeOut(options.out, { machine, options, list: m, redacted });
 });

@@ -1,7 +1,6 @@
 import { DOCUMENT_TYPES, REJECTION_REASONS } from 'src/verifications/verification.types';
 import { accountIdSql, inParallel, seedBenchDatabase, textArray } from '../harness/db';
-import { iso } from './floor';
-import { SERVICE_POOL, FLOOR_POOL, type AgeWindow } from './windows';
+import { FLOOR_POOL, SERVICE_POOL, iso, type AgeWindow } from './floor';
 
 const FIRST_NAMES = ['Ada', 'Alan', 'Grace', 'Linus', 'Margaret', 'Dennis', 'Barbara', 'Sofia', 'Wei', 'Amara'];
 const LAST_NAMES = ['Lovelace', 'Turing', 'Hopper', 'Torvalds', 'Hamilton', 'Okafor', 'Tanaka', 'Garcia', 'Novak'];

@@ -2,10 +2,8 @@
  * npm run bench:transitions — POST /api/v1/internal/kyc/verifications/{id}/transitions on one
  * APP_ROLE=api process (no worker) beside the naive floor (floor.ts: bare node:http + pg, the obvious
  * locked transaction), in interleaved slices of closed-loop changes. End to end through the worker
- * is bench:webhooks. See docs/performance.md.
- *
- * Options: --duration <s> (15 per target, cut into --slices <n> (5)), --warmup <s> (3),
- * --connections <n> (50), --out <file.json>.
+ * is bench:webhooks. See docs/performance.md;
+ * the options and their defaults are in parseOptions.
  */
 import { join } from 'node:path';
 import { Client } from 'pg';
@@ -24,7 +22,6 @@ import {
   slicesLine,
   table,
   verdict,
-  writeOut,
 } from '../harness/report';
 import { BENCH_INTERNAL_API_TOKEN, REDIS_URL, serviceEnv } from '../harness/service-env';
 import { interleave, median } from '../harness/slices';
@@ -33,7 +30,7 @@ import { BenchReceiver } from '../webhooks/receiver';
 const PREFIX = 'kyc_trbench';
 
 function parseOptions(argv: string[]) {
-  const values = parseFlags(argv, { out: { type: 'string' } }, { duration: 15, slices: 5, warmup: 3, connections: 50 });
+  const values = parseFlags(argv, {}, { duration: 15, slices: 5, warmup: 3, connections: 50 });
   return { ...values, sliceSeconds: Math.max(1, Math.round(values.duration / values.slices)) };
 }
 
@@ -42,46 +39,40 @@ function shape(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return `[${value.map(shape).join(',')}]`;
   if (typeof value !== 'object') return typeof value;
-  return `{${Object.entries(value as Record<string, unknown>)
-    .map(([k, v]) => `${k}:${shape(v)}`)
-    .join(',')}}`;
+  const entries = Object.entries(value).map(([k, v]) => `${k}:${shape(v)}`);
+  return `{${entries.join(',')}}`;
 }
 
 /** One change on each must answer the same JSON shape and write the same rows, or the bench stops. */
 async function checkSameWork(databaseUrl: string, service: ApiClient, floor: ApiClient, v: BenchVerification[]) {
-  const shapes: string[] = [];
-  for (const [client, verification] of [
-    [service, v[0]],
-    [floor, v[1]],
-  ] as const) {
-    const res = await client.request(
-      'POST',
-      `/api/v1/internal/kyc/verifications/${verification?.id}/transitions`,
-      BENCH_INTERNAL_API_TOKEN,
-      { status: 'processing', expected_version: 1 },
-    );
-    if (res.status !== 200) throw new Error(`parity check: HTTP ${res.status} ${res.body}`);
-    Object.assign(verification as BenchVerification, { status: 'processing', version: 2 });
-    shapes.push(shape(JSON.parse(res.body)));
-  }
   const db = new Client({ connectionString: databaseUrl });
   await db.connect();
+  const shapes: string[] = [];
   try {
-    for (const verification of v.slice(0, 2)) {
+    for (const [i, client] of [service, floor].entries()) {
+      const { id } = v[i] as BenchVerification;
+      const path = `/api/v1/internal/kyc/verifications/${id}/transitions`;
+      const res = await client.request('POST', path, BENCH_INTERNAL_API_TOKEN, {
+        status: 'processing',
+        expected_version: 1,
+      });
+      if (res.status !== 200) throw new Error(`parity check: HTTP ${res.status} ${res.body}`);
+      Object.assign(v[i] as BenchVerification, { status: 'processing', version: 2 });
       const { rows } = await db.query<{ body: string; delivery_status: string; history: number }>(
         `SELECT e.body, e.delivery_status, (SELECT count(*)::int FROM verification_status_history h
            WHERE h.verification_id = e.verification_id) AS history FROM webhook_events e WHERE e.verification_id = $1`,
-        [verification.id],
+        [id],
       );
       const [event] = rows;
-      if (rows.length !== 1 || !event) throw new Error(`parity check: ${rows.length} events for ${verification.id}`);
-      shapes.push(`${event.delivery_status} ${event.history} ${shape(JSON.parse(event.body))}`);
+      if (rows.length !== 1 || !event) throw new Error(`parity check: ${rows.length} events for ${id}`);
+      shapes.push(
+        `${shape(JSON.parse(res.body))}\n${event.delivery_status} ${event.history} ${shape(JSON.parse(event.body))}`,
+      );
     }
   } finally {
     await db.end();
   }
-  if (shapes[0] !== shapes[1] || shapes[2] !== shapes[3])
-    throw new Error(`parity check: the floor differs:\n${shapes.join('\n')}`);
+  if (shapes[0] !== shapes[1]) throw new Error(`parity check: the floor differs:\n${shapes.join('\n')}`);
 }
 
 runBench('bench:transitions', parseOptions, async (options, lab) => {
@@ -97,7 +88,7 @@ runBench('bench:transitions', parseOptions, async (options, lab) => {
   await receiver.start();
   lab.defer(() => receiver.close());
   const api = await lab.start(startService('service', env));
-  const floorProcess = await lab.start(startProcess('floor', join(__dirname, 'floor.js'), env, { stopGraceMs: 5_000 }));
+  const floorProcess = await lab.start(startProcess('floor', join(__dirname, 'floor.js'), env));
   const service = new ApiClient(api.url, options.connections + 16);
   const floor = new ApiClient(floorProcess.url, options.connections);
   lab.defer(() => [service.close(), floor.close()]);
@@ -122,12 +113,7 @@ runBench('bench:transitions', parseOptions, async (options, lab) => {
   log(table(BESIDE_FLOOR_HEADER, [besideFloor('status change', s, f, median(sliceRatios))]));
   log(`per-slice service / floor: ${sliceRatios.map((r) => fmt(r, 2)).join(' ')}`);
   log();
-  log(
-    verdict(
-      s.rps >= f.rps,
-      `transitions >= 1.0 x their naive floor (${fmt(s.rps)} vs ${fmt(f.rps)} req/s = ${fmt(s.rps / f.rps, 2)} x)`,
-    ),
-  );
+  const target = `transitions >= 1.0 x their naive floor (${fmt(s.rps)} vs ${fmt(f.rps)} req/s = ${fmt(s.rps / f.rps, 2)} x)`;
+  log(verdict(s.rps >= f.rps, target));
   footer(machine, loadAtStart, s.failures + f.failures);
-  writeOut(options.out, { machine, options, measured, sliceRatios });
 });

@@ -4,11 +4,8 @@
  * docker-compose.yml deploys), beside a plain Bull queue delivering the same signed body (floor.ts).
  * Throughput: rounds of interleaved slices, the service's (closed-loop changes, deliveries/s to the
  * last arrival) and the floor's (--jobs pre-fed jobs); then latency: changes open loop at --rate,
- * commit→arrival. See docs/performance.md.
- *
- * Options: --rounds <n> (5), --seconds <s> (4, per service slice), --jobs <n> (2000, per floor slice),
- * --connections <n> (50), --rate <n> (200 changes/s), --paced <s> (20), --accounts <n> (50),
- * --verifications <n> (1000), --concurrency <n> (WEBHOOK_CONCURRENCY, 50), --out <file.json>.
+ * commit→arrival. See docs/performance.md;
+ * the options and their defaults are in parseOptions.
  */
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
@@ -17,7 +14,7 @@ import { benchDatabaseUrlFrom, cleanRedisPrefixes, describeMachine, recreateBenc
 import { parseFlags } from '../harness/flags';
 import { changeLoop, pacedChanges } from '../harness/loads';
 import { cpuSeconds, exited, runBench, startService } from '../harness/processes';
-import { fmt, footer, load1, log, table, verdict, writeOut } from '../harness/report';
+import { fmt, footer, load1, log, table, verdict } from '../harness/report';
 import { REDIS_URL, serviceEnv } from '../harness/service-env';
 import { Tally, median, percentile } from '../harness/slices';
 import type { FloorSlice } from './floor';
@@ -25,22 +22,13 @@ import { Arrival, BenchReceiver, verifySample } from './receiver';
 
 const PREFIXES = ['kyc_whbench', 'kyc_whbench_floor'];
 
+/** Rounds of throughput slices, the paced latency phase, and the data both run on. */
+const ROUNDS = { rounds: 5, seconds: 4, jobs: 2_000, connections: 50, concurrency: 50 };
+const PACED = { rate: 200, paced: 20 };
+const DATA = { accounts: 50, verifications: 1_000 };
+
 function parseOptions(argv: string[]) {
-  return parseFlags(
-    argv,
-    { out: { type: 'string' } },
-    {
-      rounds: 5,
-      seconds: 4,
-      jobs: 2_000,
-      connections: 50,
-      rate: 200,
-      paced: 20,
-      accounts: 50,
-      verifications: 1_000,
-      concurrency: 50,
-    },
-  );
+  return parseFlags(argv, {}, { ...ROUNDS, ...PACED, ...DATA });
 }
 
 /** The floor process, up between slices: each slice is one IPC round trip. */
@@ -172,27 +160,12 @@ runBench('bench:webhooks', parseOptions, async (options, lab) => {
     ),
   );
   log();
-  log(
-    verdict(
-      ratio >= 0.5,
-      `sustained deliveries/s >= 0.5 x plain-Bull floor (${fmt(m('service'))} vs ${fmt(m('floor'))} = ${fmt(ratio, 2)} x)`,
-    ),
-  );
+  const throughputTarget = `sustained deliveries/s >= 0.5 x plain-Bull floor (${fmt(m('service'))} vs ${fmt(m('floor'))} = ${fmt(ratio, 2)} x)`;
+  log(verdict(ratio >= 0.5, throughputTarget));
   log(verdict(keepUp >= 0.9, `deliveries keep up with transitions (>= 0.9: ${fmt(keepUp, 2)})`));
-  log(
-    verdict(
-      percentile(commitToArrival, 0.99) < 250,
-      `p99 commit→arrival < 250 ms at ${options.rate} changes/s (${fmt(percentile(commitToArrival, 0.99))} ms)`,
-    ),
-  );
+  const latencyTarget = `p99 commit→arrival < 250 ms at ${options.rate} changes/s (${fmt(percentile(commitToArrival, 0.99))} ms)`;
+  log(verdict(percentile(commitToArrival, 0.99) < 250, latencyTarget));
   if (missing + badSignatures > 0)
     log(`WARNING: ${missing} webhooks missing, ${badSignatures} bad signatures; the figures are suspect`);
   footer(machine, loadAtStart, failures);
-  writeOut(options.out, {
-    machine,
-    options,
-    rounds,
-    commitToArrival: p(commitToArrival),
-    responseToArrival: p(responseToArrival),
-  });
 });
