@@ -15,7 +15,7 @@ export function parseFlags<const T extends Options, N extends Record<string, num
   integers: N,
 ) {
   const names = Object.keys(integers);
-  const all = { ...options, ...Object.fromEntries(names.map((name) => [name, { type: 'string' as const }])) };
+  const all: Options = { ...options, ...Object.fromEntries(names.map((name) => [name, { type: 'string' as const }])) };
   let parsed;
   try {
     parsed = parseArgs({ args: argv, options: all, strict: true, allowPositionals: false, tokens: true });
@@ -25,7 +25,7 @@ export function parseFlags<const T extends Options, N extends Record<string, num
   }
   const seen = new Set<string>();
   for (const token of parsed.tokens) {
-    if (token.kind !== 'option') continue;
+    if (token.kind !== 'option' || all[token.name]?.multiple) continue;
     if (seen.has(token.name)) throw new FlagError(`--${token.name} given twice`);
     seen.add(token.name);
   }
@@ -36,6 +36,13 @@ export function parseFlags<const T extends Options, N extends Record<string, num
     values[name] = value;
   }
   return values as ReturnType<typeof parseArgs<{ options: T; strict: true }>>['values'] & { [K in keyof N]: number };
+}
+
+/** Repeatable `--env KEY=VALUE` flags (the value may hold "=" itself). */
+export function envPairs(pairs: string[] = []): Record<string, string> {
+  const bad = pairs.find((pair) => !/^[^=]+=/.test(pair));
+  if (bad !== undefined) throw new FlagError(`--env needs KEY=VALUE, not "${bad}"`);
+  return Object.fromEntries(pairs.map((pair) => pair.split(/=(.*)/s).slice(0, 2)));
 }
 
 /** The options from process.argv, or exit code 2 with one line on stderr before anything is touched. */

@@ -4,9 +4,9 @@
  * A paired A/B of two builds of the service on the list route, on bench:list's seeded database, in
  * interleaved slices (A B, then B A, …). Per pair: req/s and the server's CPU per request, the B/A
  * ratios, their medians, and how many pairs favour B. A change is kept only if the pairs show it.
- * Options and defaults: parseOptions; settings for both builds come from the environment.
+ * Options and defaults: parseOptions; --env KEY=VALUE (repeatable) sets a setting of both builds.
  */
-import { FlagError, parseFlags } from '../harness/flags';
+import { FlagError, envPairs, parseFlags } from '../harness/flags';
 import { autocannonLoad } from '../harness/loads';
 import { runBench, startService } from '../harness/processes';
 import { fmt, log, table } from '../harness/report';
@@ -15,14 +15,19 @@ import { interleave, median } from '../harness/slices';
 import { benchDatabaseUrl, perAccount } from './data';
 
 function parseOptions(argv: string[]) {
-  const strings = { a: { type: 'string' }, b: { type: 'string' }, query: { type: 'string' } } as const;
+  const strings = {
+    a: { type: 'string' },
+    b: { type: 'string' },
+    query: { type: 'string' },
+    env: { type: 'string', multiple: true },
+  } as const;
   const values = parseFlags(argv, strings, { pairs: 10, seconds: 4, connections: 50 });
   if (values.a === undefined || values.b === undefined) throw new FlagError('--a and --b are required');
-  return { ...values, a: values.a, b: values.b, query: values.query ?? 'limit=20' };
+  return { ...values, a: values.a, b: values.b, query: values.query ?? 'limit=20', env: envPairs(values.env) };
 }
 
 runBench('bench:list:ab', parseOptions, async (options, lab) => {
-  const env = serviceEnv(benchDatabaseUrl(), 'kyc-bench', { APP_ROLE: 'api' });
+  const env = serviceEnv(benchDatabaseUrl(), 'kyc-bench', { APP_ROLE: 'api', ...options.env });
   const a = await lab.start(startService('A', env, { main: options.a }));
   const b = await lab.start(startService('B', env, { main: options.b }));
   const requests = perAccount(options.query);
