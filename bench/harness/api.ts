@@ -1,8 +1,7 @@
 import http from 'node:http';
-import { BENCH_INTERNAL_API_TOKEN } from './service-env';
-import { SETTLE_MS, type LoadRun, type Tally } from './slices';
+import { BENCH_ADMIN_TOKEN, BENCH_INTERNAL_API_TOKEN } from './service-env';
 
-/** A keep-alive JSON client of the service's admin, internal and public APIs. */
+/** A keep-alive JSON client of the service's admin, internal and public APIs (and of the floors). */
 export class ApiClient {
   private readonly agent: http.Agent;
 
@@ -13,10 +12,12 @@ export class ApiClient {
     this.agent = new http.Agent({ keepAlive: true, maxSockets });
   }
 
+  /** Resolves with the answer whatever its status; rejects on a network error or after 30 s. */
   request(method: string, path: string, token: string, body?: unknown): Promise<{ status: number; body: string }> {
-    const text = body === undefined ? undefined : JSON.stringify(body);
-    const headers: Record<string, string> = { authorization: `Bearer ${token}` };
-    if (text !== undefined) Object.assign(headers, { 'content-type': 'application/json' });
+    const headers = {
+      authorization: `Bearer ${token}`,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    };
     return new Promise((resolve, reject) => {
       const req = http.request(`${this.baseUrl}${path}`, { method, agent: this.agent, headers });
       req.setTimeout(30_000, () => req.destroy(new Error(`${method} ${path} timed out`)));
@@ -27,13 +28,22 @@ export class ApiClient {
         res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
         res.on('error', reject);
       });
-      req.end(text);
+      req.end(body === undefined ? undefined : JSON.stringify(body));
     });
   }
 
   close(): void {
     this.agent.destroy();
   }
+}
+
+/** work(0) … work(count - 1), `width` at a time. */
+export async function concurrently(count: number, work: (i: number) => Promise<void>, width = 16): Promise<void> {
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    for (let i = next++; i < count; i = next++) await work(i);
+  };
+  await Promise.all(Array.from({ length: width }, worker));
 }
 
 export interface BenchVerification {
@@ -51,50 +61,39 @@ export interface BenchVerification {
  */
 export async function createBenchData(
   client: ApiClient,
-  tokens: { admin: string; internal: string },
   accounts: number,
   count: number,
   webhookUrlFor: (account: number) => string,
 ): Promise<{ secrets: string[]; verifications: BenchVerification[] }> {
-  const secrets: string[] = [];
-  const accountIds: string[] = [];
+  type Created = { id: string; version: number; webhook_secret: string };
+  const created = async (path: string, token: string, body: unknown): Promise<Created> => {
+    const res = await client.request('POST', path, token, body);
+    if (res.status !== 201) throw new Error(`POST ${path}: HTTP ${res.status} ${res.body}`);
+    return JSON.parse(res.body) as Created;
+  };
+  const [ids, secrets]: string[][] = [[], []];
   for (let i = 0; i < accounts; i++) {
-    const res = await client.request('POST', '/api/v1/admin/accounts', tokens.admin, {
-      name: `Bench ${i}`,
-      webhook_url: webhookUrlFor(i),
-    });
-    if (res.status !== 201) throw new Error(`creating an account: HTTP ${res.status} ${res.body}`);
-    const account = JSON.parse(res.body) as { id: string; webhook_secret: string };
-    accountIds.push(account.id);
+    const body = { name: `Bench ${i}`, webhook_url: webhookUrlFor(i) };
+    const account = await created('/api/v1/admin/accounts', BENCH_ADMIN_TOKEN, body);
+    ids.push(account.id);
     secrets.push(account.webhook_secret);
   }
   const verifications = new Array<BenchVerification>(count);
-  let next = 0;
-  const creator = async (): Promise<void> => {
-    for (let i = next++; i < count; i = next++) {
-      const res = await client.request('POST', '/api/v1/internal/kyc/verifications', tokens.internal, {
-        account_id: accountIds[i % accounts],
-        external_user_id: `bench-user-${i}`,
-        applicant: {
-          first_name: 'Ada',
-          last_name: 'Lovelace',
-          date_of_birth: '1990-12-10',
-          email: `ada${i}@example.com`,
-        },
-        metadata: { plan: 'gold', source: 'bench' },
-      });
-      if (res.status !== 201) throw new Error(`creating a verification: HTTP ${res.status} ${res.body}`);
-      const { id, version } = JSON.parse(res.body) as { id: string; version: number };
-      verifications[i] = {
-        id,
-        account: i % accounts,
-        secret: secrets[i % accounts] as string,
-        status: 'pending',
-        version,
-      };
-    }
-  };
-  await Promise.all(Array.from({ length: 16 }, creator));
+  await concurrently(count, async (i) => {
+    const account = i % accounts;
+    const { id, version } = await created('/api/v1/internal/kyc/verifications', BENCH_INTERNAL_API_TOKEN, {
+      account_id: ids[account],
+      external_user_id: `bench-user-${i}`,
+      applicant: {
+        first_name: 'Ada',
+        last_name: 'Lovelace',
+        date_of_birth: '1990-12-10',
+        email: `ada${i}@example.com`,
+      },
+      metadata: { plan: 'gold', source: 'bench' },
+    });
+    verifications[i] = { id, version, account, secret: secrets[account] as string, status: 'pending' };
+  });
   return { secrets, verifications };
 }
 
@@ -103,82 +102,20 @@ export async function createBenchData(
  * with `expected_version`: one history row and one outbox event, so one webhook, per change. A
  * refused or lost change resynchronises the verification from the public API of `service`.
  */
-export async function change(target: ApiClient, service: ApiClient, token: string, v: BenchVerification) {
+export async function change(target: ApiClient, service: ApiClient, v: BenchVerification) {
   const next = v.status === 'pending' ? 'processing' : 'pending';
   const res = await target
-    .request('POST', `/api/v1/internal/kyc/verifications/${v.id}/transitions`, token, {
+    .request('POST', `/api/v1/internal/kyc/verifications/${v.id}/transitions`, BENCH_INTERNAL_API_TOKEN, {
       status: next,
       expected_version: v.version,
     })
-    .catch((error: Error) => ({ status: 0, body: error.message }));
-  if (res.status === 200) {
+    .catch(() => null);
+  if (res?.status === 200) {
     v.status = next;
     v.version++;
-    return { ok: true, at: Date.now(), body: res.body };
+    return { ok: true, at: Date.now() };
   }
   const now = await service.request('GET', `/api/v1/public/kyc/verifications/${v.id}`, v.secret).catch(() => null);
   if (now?.status === 200) Object.assign(v, JSON.parse(now.body) as Pick<BenchVerification, 'status' | 'version'>);
-  return { ok: false, at: Date.now(), body: res.body };
-}
-
-/**
- * Closed-loop changes against one target: `connections` clients, client c moving in turn the
- * verifications i with i % connections == c, one request at a time, so no two requests touch one
- * row, and a client stops only after its last answer. Counted after SETTLE_MS; `committed` counts all.
- */
-export function changeLoop(
-  target: ApiClient,
-  service: ApiClient,
-  token: string,
-  all: BenchVerification[],
-  connections: number,
-) {
-  const owned = Array.from({ length: connections }, (_, c) => all.filter((_v, i) => i % connections === c));
-  const turn = new Array<number>(connections).fill(0);
-  const loop = { committed: 0, run: undefined as unknown as LoadRun };
-  loop.run = async (seconds: number, tally: Tally): Promise<number> => {
-    const startedAt = performance.now();
-    const settle = setTimeout(() => tally.markCpu(), SETTLE_MS);
-    let counted = 0;
-    const client = async (own: BenchVerification[], c: number): Promise<void> => {
-      while (performance.now() < startedAt + seconds * 1000) {
-        const sent = performance.now();
-        const result = await change(target, service, token, own[turn[c]++ % own.length] as BenchVerification);
-        if (result.ok) loop.committed++;
-        if (sent - startedAt < SETTLE_MS) continue;
-        counted++;
-        if (!result.ok) tally.failures++;
-        tally.latencies.push(performance.now() - sent);
-      }
-    };
-    await Promise.all(owned.map(client));
-    clearTimeout(settle);
-    tally.addCpu();
-    const measuredSeconds = (performance.now() - startedAt - SETTLE_MS) / 1000;
-    tally.requests += counted;
-    tally.seconds += measuredSeconds;
-    return counted / measuredSeconds;
-  };
-  return loop;
-}
-
-/** Changes open loop at `rate`/s: change i leaves at start + i/rate, waiting only for its own verification's previous one. */
-export async function pacedChanges(api: ApiClient, verifications: BenchVerification[], rate: number, total: number) {
-  const responded = new Map<string, number>();
-  const busy = new Map<string, Promise<void>>();
-  let [ok, errors] = [0, 0];
-  const start = performance.now();
-  for (let i = 0; i < total; i++) {
-    const wait = start + (i * 1000) / rate - performance.now();
-    if (wait > 1) await new Promise((resolve) => setTimeout(resolve, wait));
-    const v = verifications[i % verifications.length] as BenchVerification;
-    const run = (busy.get(v.id) ?? Promise.resolve()).then(async () => {
-      const result = await change(api, api, BENCH_INTERNAL_API_TOKEN, v);
-      if (result.ok) responded.set(`${v.id}:${v.version}`, result.at);
-      [ok, errors] = result.ok ? [ok + 1, errors] : [ok, errors + 1];
-    });
-    busy.set(v.id, run);
-  }
-  await Promise.all(busy.values());
-  return { ok, errors, responded, seconds: (performance.now() - start) / 1000 };
+  return { ok: false, at: Date.now() };
 }

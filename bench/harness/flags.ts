@@ -1,34 +1,41 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 
-type FlagValue = string | boolean | (string | boolean)[] | undefined;
+type Options = NonNullable<ParseArgsConfig['options']>;
 
 /** A bad command-line flag: the benchmark stops before it starts, with one line. */
 export class FlagError extends Error {}
 
-/** node's strict parseArgs (no positionals); a flag given twice is refused, not silently overridden. */
-export function parseFlags<const T extends NonNullable<ParseArgsConfig['options']>>(argv: string[], options: T) {
+/**
+ * node's strict parseArgs (no positionals) of `options`, plus one flag per key of `integers` that must
+ * be a positive integer (that value when not given); a flag given twice is refused, not silently overridden.
+ */
+export function parseFlags<const T extends Options, N extends Record<string, number>>(
+  argv: string[],
+  options: T,
+  integers: N,
+) {
+  const names = Object.keys(integers);
+  const all: Options = { ...options, ...Object.fromEntries(names.map((name) => [name, { type: 'string' as const }])) };
   let parsed;
   try {
-    parsed = parseArgs({ args: argv, options, strict: true, allowPositionals: false, tokens: true });
+    parsed = parseArgs({ args: argv, options: all, strict: true, allowPositionals: false, tokens: true });
   } catch (error) {
     if (!(error as NodeJS.ErrnoException).code?.startsWith('ERR_PARSE_ARGS_')) throw error;
     throw new FlagError((error as Error).message.replace(/\n/g, ' '), { cause: error });
   }
   const seen = new Set<string>();
   for (const token of parsed.tokens) {
-    if (token.kind !== 'option' || options[token.name]?.multiple) continue;
+    if (token.kind !== 'option' || all[token.name]?.multiple) continue;
     if (seen.has(token.name)) throw new FlagError(`--${token.name} given twice`);
     seen.add(token.name);
   }
-  return parsed.values;
-}
-
-/** A flag that must be a positive integer; `fallback` when it is not given. */
-export function positiveInteger(values: Record<string, FlagValue>, name: string, fallback: number): number {
-  if (values[name] === undefined) return fallback;
-  const parsed = Number(values[name]);
-  if (!Number.isInteger(parsed) || parsed < 1) throw new FlagError(`--${name} needs a positive integer`);
-  return parsed;
+  const values = parsed.values as Record<string, unknown>;
+  for (const name of names) {
+    const value = values[name] === undefined ? integers[name] : Number(values[name]);
+    if (!Number.isInteger(value) || (value as number) < 1) throw new FlagError(`--${name} needs a positive integer`);
+    values[name] = value;
+  }
+  return values as ReturnType<typeof parseArgs<{ options: T; strict: true }>>['values'] & { [K in keyof N]: number };
 }
 
 /** Repeatable `--env KEY=VALUE` flags (the value may hold "=" itself). */

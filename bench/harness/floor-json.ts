@@ -1,9 +1,9 @@
-import type { ServerResponse } from 'node:http';
+import { IncomingMessage, ServerResponse, createServer } from 'node:http';
 
 /**
  * What the benchmarks' hand-written floors share: a verification row as they select it, the
  * contract's JSON of it written out by hand (not src/'s mapper or SQL: a floor is the obvious code
- * a developer would write), and the HTTP answer.
+ * a developer would write), and the HTTP server.
  */
 
 /** A verification as the floors read it (camelCase aliases, pg's default parsing). */
@@ -58,11 +58,48 @@ export function floorVerificationJson(v: FloorVerificationRow): Record<string, u
   };
 }
 
-export function sendJson(res: ServerResponse, status: number, body: unknown): void {
+function sendJson(res: ServerResponse, status: number, body: unknown): void {
   const text = JSON.stringify(body);
   res.writeHead(status, {
     'content-type': 'application/json; charset=utf-8',
     'content-length': Buffer.byteLength(text),
   });
   res.end(text);
+}
+
+/** A refused request: its HTTP status and the contract's error code. */
+export class Refusal extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+  ) {
+    super(code);
+  }
+}
+
+/**
+ * A floor's server on FLOOR_PORT: what `handle` resolves with is answered 200, a Refusal with its
+ * status and code, any other error 500. SIGTERM closes the server and `pool`.
+ */
+export function serveFloor(
+  name: string,
+  pool: { end(): Promise<void> },
+  handle: (req: IncomingMessage) => Promise<unknown>,
+) {
+  const server = createServer((req, res) => {
+    handle(req).then(
+      (body) => sendJson(res, 200, body),
+      (error: unknown) => {
+        if (error instanceof Refusal) return sendJson(res, error.status, { error: { code: error.code } });
+        process.stderr.write(`${name}: ${(error as Error).message}\n`);
+        sendJson(res, 500, { error: { code: 'internal_error' } });
+      },
+    );
+  });
+  server.keepAliveTimeout = 65_000;
+  server.listen(Number(process.env.FLOOR_PORT), '127.0.0.1');
+  process.on('SIGTERM', () => {
+    server.close();
+    void pool.end();
+  });
 }

@@ -2,6 +2,7 @@ import { ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
+import { readOptions } from './flags';
 
 /** The service as `nest build` compiles it: every bench starts this, never its own copy. */
 export const SERVICE_MAIN = join(__dirname, '..', '..', '..', 'dist', 'src', 'main.js');
@@ -15,7 +16,7 @@ export interface BenchProcess {
   stop(): Promise<void>;
 }
 
-export async function freePort(): Promise<number> {
+async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once('error', reject);
@@ -34,12 +35,10 @@ export function exited(child: ChildProcess): Promise<number | null> {
 export interface StartOptions {
   /** Node's own flags (e.g. --require, --cpu-prof). */
   nodeArgs?: string[];
-  /** The path that answers once the process is up: anything at all counts unless `ok` is set. */
+  /** A path that answers 2xx once the process is up; without it, any answer to / will do. */
   probe?: string;
-  ok?: boolean;
   /** Opens an IPC channel (child.send, child.on('message')). */
   ipc?: boolean;
-  stopGraceMs?: number;
 }
 
 /** Starts `script` on a free port (PORT and FLOOR_PORT) with `env`; waits 30 s at most for its probe. */
@@ -60,14 +59,11 @@ export async function startProcess(
   const url = `http://127.0.0.1:${port}`;
   const stop = async (): Promise<void> => {
     child.kill('SIGTERM');
-    const timer = setTimeout(() => child.kill('SIGKILL'), options.stopGraceMs ?? 15_000);
+    const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
     await exited(child);
     clearTimeout(timer);
   };
-  const ready = async (): Promise<boolean> => {
-    const res = await fetch(`${url}${options.probe ?? '/'}`);
-    return !options.ok || res.ok;
-  };
+  const ready = async (): Promise<boolean> => (await fetch(`${url}${options.probe ?? '/'}`)).ok || !options.probe;
   const deadline = Date.now() + 30_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`${name} exited with ${child.exitCode}:\n${output.join('')}`);
@@ -84,13 +80,62 @@ export async function startProcess(
 export function startService(
   name: string,
   env: Record<string, string>,
-  options: Omit<StartOptions, 'probe' | 'ok'> & { main?: string } = {},
+  options: StartOptions & { main?: string } = {},
 ): Promise<BenchProcess> {
-  return startProcess(name, options.main ?? SERVICE_MAIN, env, { ...options, probe: '/health/live', ok: true });
+  return startProcess(name, options.main ?? SERVICE_MAIN, env, { ...options, probe: '/health/live' });
+}
+
+/** What a bench run holds: the processes it started and what it must close, at its end, last first. */
+export class Lab {
+  readonly processes: BenchProcess[] = [];
+  readonly closers: (() => unknown)[] = [];
+
+  /** The started process, stopped at the end of the run. */
+  async start(starting: Promise<BenchProcess>): Promise<BenchProcess> {
+    const started = await starting;
+    this.processes.push(started);
+    this.defer(() => started.stop());
+    return started;
+  }
+
+  defer(close: () => unknown): void {
+    this.closers.push(close);
+  }
+}
+
+/**
+ * Runs a bench: its options from process.argv (exit code 2 on a bad flag), then `main`; whatever it
+ * started or deferred is closed at the end, and a failure prints the processes' last lines and
+ * exits with code 1.
+ */
+export function runBench<O>(
+  bench: string,
+  parse: (argv: string[]) => O,
+  main: (options: O, lab: Lab) => Promise<void>,
+) {
+  const options = readOptions(bench, parse);
+  const lab = new Lab();
+  const run = async (): Promise<void> => {
+    try {
+      await main(options, lab);
+    } catch (error) {
+      for (const p of lab.processes) process.stderr.write(`--- ${p.name} (last lines) ---\n${tail(p)}\n`);
+      throw error;
+    } finally {
+      for (const close of lab.closers.reverse())
+        await Promise.resolve()
+          .then(close)
+          .catch(() => undefined);
+    }
+  };
+  run().catch((error: unknown) => {
+    process.stderr.write(`${bench} failed: ${(error as Error).stack ?? String(error)}\n`);
+    process.exit(1);
+  });
 }
 
 /** The last lines a process wrote, for the error report of a failed run. */
-export function tail(process: BenchProcess, lines = 20): string {
+function tail(process: BenchProcess, lines = 20): string {
   return process.output.join('').split('\n').slice(-lines).join('\n');
 }
 

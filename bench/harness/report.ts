@@ -1,4 +1,3 @@
-import { writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import type { Measured } from './slices';
 
@@ -34,27 +33,25 @@ export function besideFloor(label: string, service: Measured, floor: Measured, s
   return [label, ...side(service), ...side(floor), fmt(service.rps / floor.rps, 2), fmt(sliceRatio, 2)];
 }
 
+const SIDE = ['p50 ms', 'p99 ms', 'CPU µs/req'];
 export const BESIDE_FLOOR_HEADER = [
   'scenario',
   'service req/s',
-  'p50 ms',
-  'p99 ms',
-  'CPU µs/req',
+  ...SIDE,
   'floor req/s',
-  'p50 ms',
-  'p99 ms',
-  'CPU µs/req',
+  ...SIDE,
   'service / floor',
   'median slice ratio',
 ];
+
+/** The line above a table of interleaved slices: `load`, then how it was sliced. */
+export function slicesLine(load: string, o: { warmup: number; slices: number; sliceSeconds: number }): string {
+  return `${load}, ${o.warmup} s warm-up, then ${o.slices} interleaved slices of ${o.sliceSeconds} s per target (the first 0.5 s left out).`;
+}
 
 /** The closing lines: the machine, the load average around the run, and failures if any. */
 export function footer(machine: string, loadAtStart: number, failures: number): void {
   log();
   log(`Machine: ${machine}. Load average (1 min): ${fmt(loadAtStart, 2)} at start, ${fmt(load1(), 2)} at end.`);
   if (failures > 0) log(`WARNING: ${failures} requests failed (non-2xx, errors or time-outs); the figures are suspect`);
-}
-
-export function writeOut(file: string | undefined, figures: unknown): void {
-  if (file) writeFileSync(file, `${JSON.stringify(figures, null, 2)}\n`);
 }

@@ -15,7 +15,6 @@ export const BENCH_SECRET_ENCRYPTION_KEY = digest('secret-encryption-key').toStr
 export const BENCH_ADMIN_TOKEN = digest('admin-token').toString('base64url');
 export const BENCH_INTERNAL_API_TOKEN = digest('internal-api-token').toString('base64url');
 export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-export const BENCH_TOKENS = { admin: BENCH_ADMIN_TOKEN, internal: BENCH_INTERNAL_API_TOKEN };
 
 /**
  * The service as the benches run it: production mode, logs at warn, the rate limiter off, webhooks

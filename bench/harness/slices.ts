@@ -1,5 +1,3 @@
-import http from 'node:http';
-import autocannon from 'autocannon';
 import { cpuSeconds } from './processes';
 
 /**
@@ -16,18 +14,6 @@ export interface Measured {
   requests: number;
   failures: number;
   cpuUsPerRequest: number;
-}
-
-/**
- * A closed-loop slice's first half second is left out: the load opens every connection at once,
- * and the answers to that burst are not the steady state. Latency counts only requests sent after it.
- */
-export const SETTLE_MS = 500;
-
-/** A GET of the public API: the path and the account's Bearer secret. */
-export interface ApiGet {
-  path: string;
-  secret: string;
 }
 
 export function percentile(values: number[], q: number): number {
@@ -58,9 +44,13 @@ export class Tally {
     this.cpuFrom = cpuSeconds(this.pid);
   }
 
-  /** Add the CPU used since markCpu(). */
-  addCpu(): void {
+  /** Counts one load run's requests over its seconds, and the CPU since markCpu(); returns its req/s. */
+  add(requests: number, seconds: number, failures: number): number {
     this.cpu += cpuSeconds(this.pid) - this.cpuFrom;
+    this.requests += requests;
+    this.seconds += seconds;
+    this.failures += failures;
+    return requests / seconds;
   }
 
   measured(): Measured {
@@ -77,92 +67,6 @@ export class Tally {
 
 /** One load run of `seconds` against one target, counted into `tally`; returns its req/s. */
 export type LoadRun = (seconds: number, tally: Tally) => Promise<number>;
-
-/** Closed loop at full speed: autocannon over the requests in turn; counted after SETTLE_MS. */
-export function autocannonLoad(url: string, requests: ApiGet[], connections: number): LoadRun {
-  return async (seconds, tally) => {
-    let next = 0;
-    let counted = 0;
-    let failed = 0;
-    const setupRequest = (request: autocannon.Request): autocannon.Request => {
-      const r = requests[next++ % requests.length] as ApiGet;
-      return { ...request, path: r.path, headers: { authorization: `Bearer ${r.secret}` } };
-    };
-    const startedAt = performance.now();
-    const settle = setTimeout(() => tally.markCpu(), SETTLE_MS);
-    const result = await new Promise<autocannon.Result>((resolve, reject) => {
-      const run = autocannon(
-        { url, connections, duration: seconds, requests: [{ method: 'GET', setupRequest }] },
-        (error: unknown, done: autocannon.Result) => (error ? reject(error as Error) : resolve(done)),
-      );
-      run.on('response', (_client, status, _bytes, responseTime) => {
-        const at = performance.now() - startedAt;
-        if (at < SETTLE_MS) return;
-        counted++;
-        if (status < 200 || status > 299) failed++;
-        if (at - responseTime >= SETTLE_MS) tally.latencies.push(responseTime);
-      });
-    });
-    clearTimeout(settle);
-    tally.addCpu();
-    const measuredSeconds = (performance.now() - startedAt - SETTLE_MS) / 1000;
-    tally.requests += counted;
-    tally.seconds += measuredSeconds;
-    tally.failures += failed + result.errors + result.timeouts;
-    return counted / measuredSeconds;
-  };
-}
-
-/** One GET on a keep-alive agent: resolves with the status (0 on a network error). */
-export function get(agent: http.Agent, url: string, request: ApiGet): Promise<number> {
-  return new Promise((resolve) => {
-    const req = http.request(`${url}${request.path}`, {
-      agent,
-      headers: { authorization: `Bearer ${request.secret}` },
-    });
-    req.setTimeout(30_000, () => req.destroy(new Error('timed out')));
-    req.on('error', () => resolve(0));
-    req.on('response', (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode ?? 0));
-    });
-    req.end();
-  });
-}
-
-/**
- * Open loop at `rate` requests/s, below saturation, for latency: request i leaves at start + i/rate
- * whether or not earlier ones have answered, on keep-alive connections kept from slice to slice.
- */
-export function pacedLoad(url: string, requests: ApiGet[], rate: number): LoadRun {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
-  let next = 0;
-  return async (seconds, tally) => {
-    const inFlight: Promise<void>[] = [];
-    let failed = 0;
-    tally.markCpu();
-    const start = performance.now();
-    for (let i = 0; i < seconds * rate; i++) {
-      const wait = start + (i * 1000) / rate - performance.now();
-      if (wait > 1) await new Promise((resolve) => setTimeout(resolve, wait));
-      const sentAt = performance.now();
-      const request = requests[next++ % requests.length] as ApiGet;
-      inFlight.push(
-        get(agent, url, request).then((status) => {
-          tally.latencies.push(performance.now() - sentAt);
-          if (status < 200 || status > 299) failed++;
-        }),
-      );
-    }
-    await Promise.all(inFlight);
-    tally.addCpu();
-    const measuredSeconds = (performance.now() - start) / 1000;
-    tally.requests += inFlight.length;
-    tally.seconds += measuredSeconds;
-    tally.failures += failed;
-    return inFlight.length / measuredSeconds;
-  };
-}
 
 export interface SliceTarget<Name extends string> {
   name: Name;

@@ -1,6 +1,6 @@
 import { benchDatabaseUrlFrom } from '../harness/db';
 import { benchSecret } from '../harness/service-env';
-import type { ApiGet } from '../harness/slices';
+import type { ApiGet } from '../harness/loads';
 
 /** What the list bench's seeder, floor and load agree on. */
 

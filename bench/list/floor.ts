@@ -6,9 +6,14 @@
  * Env: FLOOR_PORT, DATABASE_URL, SECRET_ENCRYPTION_KEY.
  */
 import { createHash, createHmac, hkdfSync, timingSafeEqual } from 'node:crypto';
-import { createServer } from 'node:http';
 import { Pool } from 'pg';
-import { FloorVerificationRow, floorVerificationColumns, floorVerificationJson, sendJson } from '../harness/floor-json';
+import {
+  FloorVerificationRow,
+  Refusal,
+  floorVerificationColumns,
+  floorVerificationJson,
+  serveFloor,
+} from '../harness/floor-json';
 
 const LIST_PATH = '/api/v1/public/kyc/verifications';
 // The service's pool size.
@@ -17,12 +22,7 @@ const key = Buffer.from(
   hkdfSync('sha256', Buffer.from(process.env.SECRET_ENCRYPTION_KEY ?? '', 'base64'), '', 'floor-cursor', 32),
 );
 const COLUMNS = floorVerificationColumns();
-const SORTS: Record<string, { column: 'created_at' | 'updated_at'; direction: 'ASC' | 'DESC' }> = {
-  '-created_at': { column: 'created_at', direction: 'DESC' },
-  created_at: { column: 'created_at', direction: 'ASC' },
-  '-updated_at': { column: 'updated_at', direction: 'DESC' },
-  updated_at: { column: 'updated_at', direction: 'ASC' },
-};
+const SORTS = ['-created_at', 'created_at', '-updated_at', 'updated_at'];
 
 const sign = (scope: string, payload: string): string =>
   createHmac('sha256', key).update(`${scope}.${payload}`).digest('base64url').slice(0, 32);
@@ -55,14 +55,14 @@ async function accountOf(authorization: string | undefined): Promise<string | nu
   return rows[0]?.account_id ?? null;
 }
 
-async function listPage(authorization: string | undefined, query: URLSearchParams): Promise<[number, unknown]> {
+async function listPage(authorization: string | undefined, query: URLSearchParams): Promise<unknown> {
   const accountId = await accountOf(authorization);
-  if (!accountId) return [401, { error: { code: 'unauthorized' } }];
+  if (!accountId) throw new Refusal(401, 'unauthorized');
   const limit = Number(query.get('limit') ?? 20);
   const sort = query.get('sort') ?? '-created_at';
-  const order = SORTS[sort];
-  if (!order || !Number.isInteger(limit) || limit < 1 || limit > 100)
-    return [400, { error: { code: 'validation_failed' } }];
+  const order = { column: sort.replace('-', ''), direction: sort.startsWith('-') ? 'DESC' : 'ASC' };
+  if (!SORTS.includes(sort) || !Number.isInteger(limit) || limit < 1 || limit > 100)
+    throw new Refusal(400, 'validation_failed');
   const statuses = query.get('status') ? [...new Set(query.get('status')?.split(','))].sort() : undefined;
   const q = query.get('q') ?? undefined;
   const scope = createHash('sha256')
@@ -78,7 +78,7 @@ async function listPage(authorization: string | undefined, query: URLSearchParam
   const cursor = query.get('cursor');
   if (cursor) {
     const position = decodeCursor(scope, cursor);
-    if (!position) return [400, { error: { code: 'invalid_cursor' } }];
+    if (!position) throw new Refusal(400, 'invalid_cursor');
     const op = order.direction === 'DESC' ? '<' : '>';
     where.push(`(${order.column}, id) ${op} (${add(position[0])}::timestamptz, ${add(position[1])}::uuid)`);
   }
@@ -95,31 +95,16 @@ async function listPage(authorization: string | undefined, query: URLSearchParam
   const data = rows.slice(0, limit);
   const last = data[data.length - 1];
   const lastAt = last && (order.column === 'created_at' ? last.createdAt : last.updatedAt);
-  return [
-    200,
-    {
-      object: 'list',
-      data: data.map(floorVerificationJson),
-      has_more: hasMore,
-      next_cursor: hasMore && last && lastAt ? encodeCursor(scope, lastAt.toISOString(), last.id) : null,
-    },
-  ];
+  return {
+    object: 'list',
+    data: data.map(floorVerificationJson),
+    has_more: hasMore,
+    next_cursor: hasMore && last && lastAt ? encodeCursor(scope, lastAt.toISOString(), last.id) : null,
+  };
 }
 
-const server = createServer((req, res) => {
+serveFloor('list floor', pool, async (req) => {
   const url = new URL(req.url ?? '/', 'http://floor');
-  if (req.method !== 'GET' || url.pathname !== LIST_PATH) return sendJson(res, 404, { error: { code: 'not_found' } });
-  listPage(req.headers.authorization, url.searchParams).then(
-    ([status, body]) => sendJson(res, status, body),
-    (error: unknown) => {
-      process.stderr.write(`list floor: ${(error as Error).message}\n`);
-      sendJson(res, 500, { error: { code: 'internal_error' } });
-    },
-  );
-});
-server.keepAliveTimeout = 65_000;
-server.listen(Number(process.env.FLOOR_PORT), '127.0.0.1');
-process.on('SIGTERM', () => {
-  server.close();
-  void pool.end();
+  if (req.method !== 'GET' || url.pathname !== LIST_PATH) throw new Refusal(404, 'not_found');
+  return listPage(req.headers.authorization, url.searchParams);
 });

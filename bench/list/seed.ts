@@ -1,16 +1,7 @@
 import { Client } from 'pg';
-import { encryptSecret, hashSecret } from 'src/accounts/secret-crypto';
+import { runMigrations } from 'src/database/migrate';
 import { DOCUMENT_TYPES, REJECTION_REASONS } from 'src/verifications/verification.types';
-import { createDatabaseIfMissing, runMigrations } from 'src/database/migrate';
-import {
-  dropBenchDatabase,
-  dropSecondaryIndexes,
-  inParallel,
-  seedingClient,
-  textArray,
-  withMaintenanceDb,
-} from '../harness/db';
-import { BENCH_SECRET_ENCRYPTION_KEY, benchSecret } from '../harness/service-env';
+import { accountIdSql, inParallel, recreateBenchDatabase, seedBenchDatabase, textArray } from '../harness/db';
 import {
   ACCOUNT_COUNT,
   LARGE_ACCOUNTS,
@@ -31,9 +22,6 @@ const LAST_NAMES =
 const EMAIL_DOMAINS = ['example.com', 'mail.example.org', 'inbox.example.net', 'corp.example.io', 'post.example.de'];
 const COUNTRIES = ['GB', 'US', 'DE', 'FR', 'ES', 'IT', 'NL', 'PL', 'SE', 'NG', 'IN', 'JP', 'BR', 'CA'];
 const PLANS = ['gold', 'silver', 'basic'];
-
-/** Account index → deterministic account id (also used by the floor's sanity checks). */
-const ACCOUNT_ID_SQL = (index: string): string => `md5('kyc-bench-account-' || ${index})::uuid`;
 
 /**
  * One INSERT … SELECT over generate_series(from, to). Every attribute comes from hashint8 of the row
@@ -81,7 +69,7 @@ function verificationsInsert(windowEndParam: string, from: number, to: number): 
     SELECT
       (lpad(to_hex(created_ms), 12, '0') || '7' || substr(rnd, 1, 3) || substr('89ab', 1 + (h5 % 4)::int, 1)
         || substr(rnd, 4, 15))::uuid,
-      ${ACCOUNT_ID_SQL('account_index')},
+      ${accountIdSql('account_index')},
       'user-' || (h5 % 10000000),
       status,
       CASE status WHEN 'pending' THEN CASE WHEN h2 % 10 = 0 THEN 3 ELSE 1 END WHEN 'processing' THEN 2 ELSE 3 END,
@@ -106,75 +94,20 @@ function verificationsInsert(windowEndParam: string, from: number, to: number): 
     FROM shaped`;
 }
 
-/** True when the database holds this seed version's complete data set. */
+/** True when the database exists and holds this seed version's complete data set. */
 async function isSeeded(databaseUrl: string): Promise<boolean> {
   const client = new Client({ connectionString: databaseUrl });
-  await client.connect();
   try {
-    const table = await client.query(`SELECT to_regclass('bench_seed') IS NOT NULL AS present`);
-    if (!table.rows[0].present) return false;
-    const marker = await client.query('SELECT version, verifications FROM bench_seed');
-    if (marker.rowCount !== 1 || marker.rows[0].version !== SEED_VERSION) return false;
-    const count = await client.query('SELECT count(*)::int AS n FROM verifications');
-    return count.rows[0].n === VERIFICATION_COUNT && Number(marker.rows[0].verifications) === VERIFICATION_COUNT;
+    await client.connect();
+    const { rows } = await client.query<{ version: number; n: number }>(
+      'SELECT version, (SELECT count(*)::int FROM verifications) AS n FROM bench_seed',
+    );
+    const [marker] = rows;
+    return rows.length === 1 && marker?.version === SEED_VERSION && marker.n === VERIFICATION_COUNT;
+  } catch {
+    return false; // no database, or no bench_seed table
   } finally {
-    await client.end();
-  }
-}
-
-/**
- * Seeds a freshly migrated, empty bench database. Secondary indexes are dropped during the bulk
- * insert and rebuilt from their own definitions afterwards, so whatever indexes the migrations
- * define are the ones measured. Returns the seconds it took.
- */
-async function seed(databaseUrl: string, log: (line: string) => void): Promise<number> {
-  const started = Date.now();
-  const client = await seedingClient(databaseUrl);
-  try {
-    const windowEnd = new Date(Math.floor(Date.now() / 60_000) * 60_000 - 2 * 3_600_000).toISOString();
-
-    await client.query(
-      `INSERT INTO accounts (id, name, webhook_url, created_at, updated_at)
-       SELECT ${ACCOUNT_ID_SQL('i')}, 'Bench account ' || i, NULL, $1::timestamptz - interval '400 days', $1::timestamptz - interval '400 days'
-         FROM generate_series(0, ${ACCOUNT_COUNT - 1}) AS i`,
-      [windowEnd],
-    );
-    const key = Buffer.from(BENCH_SECRET_ENCRYPTION_KEY, 'base64');
-    const indexes = Array.from({ length: ACCOUNT_COUNT }, (_, i) => i);
-    await client.query(
-      `INSERT INTO account_secrets (id, account_id, secret_hash, secret_ciphertext, created_at, expires_at)
-       SELECT md5('kyc-bench-secret-' || i)::uuid, ${ACCOUNT_ID_SQL('i')}, hash, ciphertext, $4::timestamptz - interval '400 days', NULL
-         FROM unnest($1::int[], $2::bytea[], $3::text[]) AS t(i, hash, ciphertext)`,
-      [
-        indexes,
-        indexes.map((i) => hashSecret(benchSecret(i))),
-        indexes.map((i) => encryptSecret(key, benchSecret(i))),
-        windowEnd,
-      ],
-    );
-
-    const defs = await dropSecondaryIndexes(client, ['verifications']);
-    log(`seeding: inserting ${VERIFICATION_COUNT.toLocaleString('en')} verifications (${defs.length} indexes dropped)`);
-    const half = VERIFICATION_COUNT / 2;
-    await inParallel(databaseUrl, [
-      verificationsInsert(`'${windowEnd}'`, 1, half),
-      verificationsInsert(`'${windowEnd}'`, half + 1, VERIFICATION_COUNT),
-    ]);
-    log(`seeding: rebuilding indexes (${Math.round((Date.now() - started) / 1000)} s so far)`);
-    await inParallel(databaseUrl, defs);
-    log(`seeding: vacuum analyze (${Math.round((Date.now() - started) / 1000)} s so far)`);
-    await inParallel(databaseUrl, [
-      'VACUUM (ANALYZE) verifications',
-      'VACUUM (ANALYZE) accounts',
-      'VACUUM (ANALYZE) account_secrets',
-    ]);
-    await client.query(
-      `CREATE TABLE bench_seed AS SELECT $1::int AS version, $2::bigint AS verifications, $3::timestamptz AS window_end, now() AS seeded_at`,
-      [SEED_VERSION, VERIFICATION_COUNT, windowEnd],
-    );
-    return (Date.now() - started) / 1000;
-  } finally {
-    await client.end();
+    await client.end().catch(() => undefined);
   }
 }
 
@@ -184,19 +117,32 @@ async function seed(databaseUrl: string, log: (line: string) => void): Promise<n
  * is always the migrations' schema.
  */
 export async function prepareBenchDatabase(databaseUrl: string, force: boolean, log: (line: string) => void) {
-  const exists = await withMaintenanceDb(databaseUrl, async (client, name) => {
-    const found = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
-    return found.rowCount === 1;
-  });
-  if (exists && !force && (await isSeeded(databaseUrl))) {
+  if (!force && (await isSeeded(databaseUrl))) {
     const applied = await runMigrations(databaseUrl);
     log(
       `bench database already seeded${applied.length ? `; applied ${applied.join(', ')}` : ''} (--reseed rebuilds it)`,
     );
     return;
   }
-  await dropBenchDatabase(databaseUrl);
-  await createDatabaseIfMissing(databaseUrl);
-  await runMigrations(databaseUrl);
-  log(`seeded in ${(await seed(databaseUrl, log)).toFixed(1)} s`);
+  await recreateBenchDatabase(databaseUrl);
+  const windowEnd = `'${new Date(Math.floor(Date.now() / 60_000) * 60_000 - 2 * 3_600_000).toISOString()}'`;
+  const shape = {
+    accounts: ACCOUNT_COUNT,
+    createdAt: `${windowEnd}::timestamptz - interval '400 days'`,
+    tables: ['verifications'],
+  };
+  const seconds = await seedBenchDatabase(databaseUrl, shape, log, async (_client, progress) => {
+    progress(`inserting ${VERIFICATION_COUNT.toLocaleString('en')} verifications`);
+    const half = VERIFICATION_COUNT / 2;
+    await inParallel(databaseUrl, [
+      verificationsInsert(windowEnd, 1, half),
+      verificationsInsert(windowEnd, half + 1, VERIFICATION_COUNT),
+    ]);
+  });
+  // Last: the marker says the data set is complete.
+  await inParallel(databaseUrl, [
+    `CREATE TABLE bench_seed AS SELECT ${SEED_VERSION}::int AS version, ${VERIFICATION_COUNT}::bigint AS verifications,
+       ${windowEnd}::timestamptz AS window_end, now() AS seeded_at`,
+  ]);
+  log(`seeded in ${seconds.toFixed(1)} s`);
 }

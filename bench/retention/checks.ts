@@ -1,5 +1,5 @@
 import type { Client } from 'pg';
-import { PII_RETENTION_DAYS } from './windows';
+import { PII_RETENTION_DAYS } from './floor';
 
 async function count(client: Client, sql: string): Promise<number> {
   const { rows } = await client.query<{ n: number }>(sql);
@@ -9,7 +9,8 @@ async function count(client: Client, sql: string): Promise<number> {
 /**
  * After the run: every aged row of both pools redacted (the floor's, as far as it got), each with
  * one verification.redacted event, no personal data and no response excerpt left in its events;
- * and the service's and the floor's rewritten payloads erase the same fields.
+ * the service's and the floor's rewritten payloads erase the same fields; and the seeded payloads
+ * hold the verification with the keys the service's mapper writes, in its order.
  */
 export async function checkErasure(client: Client, expectedService: number, floorRows: number): Promise<string[]> {
   const problems: string[] = [];
@@ -58,17 +59,25 @@ export async function checkErasure(client: Client, expectedService: number, floo
        FROM webhook_events e JOIN verifications v ON v.id = e.verification_id
       WHERE v.redacted_at IS NOT NULL ORDER BY 1, e.type, e.id`,
   );
+  type Data = Record<string, unknown> & { verification: Record<string, unknown> };
+  const data = (body: string): Data => (JSON.parse(body) as { data: Data }).data;
+  const find = (pool: string, type: string) => sample.rows.find((row) => row.pool === pool && row.type === type)?.body;
   const shape = (body: string): string => {
-    const payload = JSON.parse(body) as { data: Record<string, unknown> & { verification: Record<string, unknown> } };
-    const v = payload.data.verification;
+    const v = data(body).verification;
     const erased = ['external_user_id', 'applicant', 'document', 'metadata'].map((k) => JSON.stringify(v[k]));
-    return `${Object.keys(payload.data).sort().join()}|${Object.keys(v).sort().join()}|${erased.join()}|${typeof v.redacted_at}`;
+    return `${Object.keys(data(body)).sort().join()}|${Object.keys(v).sort().join()}|${erased.join()}|${typeof v.redacted_at}`;
   };
   for (const type of ['verification.status_changed', 'verification.redacted']) {
-    const service = sample.rows.find((row) => row.pool === 'service' && row.type === type);
-    const floor = sample.rows.find((row) => row.pool === 'floor' && row.type === type);
-    if (service && floor && shape(service.body) !== shape(floor.body))
-      problems.push(`${type}: the floor's payload differs from the service's:\n  ${service.body}\n  ${floor.body}`);
+    const [service, floor] = [find('service', type), find('floor', type)];
+    if (service && floor && shape(service) !== shape(floor))
+      problems.push(`${type}: the floor's payload differs from the service's:\n  ${service}\n  ${floor}`);
   }
+  // The seeded bodies hold the verification as the service's mapper writes it: its keys, in its order.
+  const keys = (type: string): string => {
+    const body = find('service', type);
+    return body ? Object.keys(data(body).verification).join() : 'none';
+  };
+  const [seeded, mapped] = [keys('verification.status_changed'), keys('verification.redacted')];
+  if (seeded !== mapped) problems.push(`seeded bodies: the verification's keys are ${seeded}, the mapper's ${mapped}`);
   return problems;
 }

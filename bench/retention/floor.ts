@@ -1,13 +1,33 @@
 import { Client } from 'pg';
-import { FLOOR_SELECTS_FROM_DAYS, PII_RETENTION_DAYS } from './windows';
+
+/**
+ * The two aged pools, by age (days since `decided_at`). The service's pass runs with
+ * PII_RETENTION_DAYS=30 and so sees only its own pool; the floor redacts the rows aged between
+ * FLOOR_SELECTS_FROM_DAYS and PII_RETENTION_DAYS, so neither takes the other's rows and each redacts
+ * the same number of rows of the same shape. Both pools are younger than the default
+ * WEBHOOK_EVENT_RETENTION_DAYS (90): the pass deletes no event, its deletion step finds nothing.
+ */
+export interface AgeWindow {
+  minDays: number;
+  maxDays: number;
+  /** Keeps the two pools' hashed attributes apart. */
+  salt: number;
+}
+
+export const PII_RETENTION_DAYS = 30;
+/** The floor's rows are those aged between this and PII_RETENTION_DAYS. */
+export const FLOOR_SELECTS_FROM_DAYS = 20;
+
+export const SERVICE_POOL: AgeWindow = { minDays: 31, maxDays: 88, salt: 1 };
+export const FLOOR_POOL: AgeWindow = { minDays: 21, maxDays: 28, salt: 11 };
 
 // The contract's values, written out: a floor imports nothing of src/.
 const REDACTED_EXTERNAL_USER_ID = '[redacted]';
 const VERIFICATION_REDACTED = 'verification.redacted';
 const NO_WEBHOOK_URL = 'no_webhook_url';
 
-const ISO = `'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`;
-const iso = (value: string): string => `to_char(${value} AT TIME ZONE 'UTC', ${ISO})`;
+/** An ISO 8601 UTC timestamp with milliseconds in SQL, as the service's JSON has them. */
+export const iso = (value: string): string => `to_char(${value} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 /** A UUIDv7 (time-ordered, like the service's uuid v7) made in SQL; `seed` makes it one per row. */
 const uuidV7 = (
   seed: string,
@@ -21,7 +41,7 @@ const uuidV7 = (
  * payload of theirs in SQL (jsonb: the verification's personal fields erased, redacted_at set);
  * null their attempts' response excerpts; insert one `verification.redacted` event each, built in
  * SQL as buildOutboxEvent builds it (dead at once when the account has no webhook URL). No Bull job,
- * no JSON work in JavaScript. Its rows are the ones aged between $1 and $2 days (see windows.ts).
+ * no JSON work in JavaScript. Its rows are the ones aged between $1 and $2 days (above).
  */
 export const FLOOR_REDACT_SQL = `
   WITH clock AS (SELECT date_trunc('milliseconds', now()) AS now),
@@ -74,27 +94,15 @@ export const FLOOR_REDACT_SQL = `
     RETURNING 1)
   SELECT count(*)::int AS n FROM inserted`;
 
-/** The floor on its own connection: one batch at a time, as one pass of the service goes. */
-export class FloorRedactor {
-  private constructor(private readonly client: Client) {}
-
-  static async connect(databaseUrl: string): Promise<FloorRedactor> {
-    const client = new Client({ connectionString: databaseUrl });
-    await client.connect();
-    return new FloorRedactor(client);
-  }
-
+/** The floor on its own connection, one batch at a time, as one pass of the service goes. */
+export async function connectFloor(databaseUrl: string) {
+  const client = new Client({ connectionString: databaseUrl });
+  await client.connect();
   /** One batch of up to `limit`; returns how many verifications it redacted. */
-  async batch(limit: number): Promise<number> {
-    const { rows } = await this.client.query<{ n: number }>({
-      name: 'floor-redact',
-      text: FLOOR_REDACT_SQL,
-      values: [FLOOR_SELECTS_FROM_DAYS, PII_RETENTION_DAYS, limit],
-    });
+  const batch = async (limit: number): Promise<number> => {
+    const values = [FLOOR_SELECTS_FROM_DAYS, PII_RETENTION_DAYS, limit];
+    const { rows } = await client.query<{ n: number }>({ name: 'floor-redact', text: FLOOR_REDACT_SQL, values });
     return rows[0]?.n ?? 0;
-  }
-
-  async close(): Promise<void> {
-    await this.client.end();
-  }
+  };
+  return { batch, close: () => client.end() };
 }

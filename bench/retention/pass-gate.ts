@@ -1,16 +1,12 @@
 /**
- * Preloaded into the bench's worker (`node --require dist-bench/bench/retention/pass-gate.js
- * dist/src/main.js`, NODE_PATH=dist so it patches the service's own modules, with an IPC channel):
- * a gate in front of each batch of the retention pass
- * (VerificationRedactor.redactExpired) and each delivery job (WebhookDeliveryProcessor.process), so
- * the bench can pause the worker's work between two batches and continue it later, with the
- * worker process itself alive and warm all along.
- *
- * {gate: 'close', seq} closes it: work already started goes on to its end (a batch to its COMMIT),
- * new work waits; once nothing is running the worker answers {paused: seq}. Paused, the worker holds
- * no transaction and no lock, and Bull keeps renewing the locks of the jobs waiting at the gate:
- * an idle worker. {gate: 'open'} lets the waiting work go. Open, the gate costs one counter and one
- * promise layer per batch and per job. Nothing of the service's code is changed on disk.
+ * Preloaded into the bench's worker (`node --require …/pass-gate.js dist/src/main.js`, NODE_PATH=dist
+ * so it patches the service's own modules, with an IPC channel): a gate in front of each batch of the
+ * retention pass (VerificationRedactor.redactExpired) and each delivery job
+ * (WebhookDeliveryProcessor.process), so the bench can pause the worker between two batches, alive
+ * and warm. {gate: 'close', seq}: work under way goes on to its end (a batch to its COMMIT), new work
+ * waits; once nothing runs the worker answers {paused: seq} and holds no transaction and no lock.
+ * {gate: 'open'} lets the waiting work go; open, the gate costs a counter and a promise layer per
+ * batch and per job. Nothing of the service's code is changed on disk.
  */
 import 'reflect-metadata';
 import { VerificationRedactor } from 'src/verifications/verification-redactor.service';

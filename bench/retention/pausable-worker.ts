@@ -11,9 +11,6 @@ export class PausableWorker {
   private resumedAt: number | undefined = performance.now();
   private seq = 0;
   private readonly waiting = new Map<number, () => void>();
-  pauses = 0;
-  /** The longest wait, in ms, between asking for a pause and the worker being paused. */
-  maxPauseWaitMs = 0;
 
   constructor(readonly process: BenchProcess) {
     process.child.on('message', (reply: GateReply) => {
@@ -39,23 +36,15 @@ export class PausableWorker {
 
   async pause(): Promise<void> {
     const seq = ++this.seq;
-    const asked = performance.now();
     const paused = new Promise<void>((resolve) => this.waiting.set(seq, resolve));
     this.send({ gate: 'close', seq });
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new Error('the worker did not pause within 60 s')), 60_000);
     });
-    try {
-      await Promise.race([paused, timeout]);
-    } finally {
-      clearTimeout(timer);
-    }
-    const now = performance.now();
-    this.maxPauseWaitMs = Math.max(this.maxPauseWaitMs, now - asked);
-    if (this.resumedAt !== undefined) this.runningMs += now - this.resumedAt;
+    await Promise.race([paused, timeout]).finally(() => clearTimeout(timer));
+    if (this.resumedAt !== undefined) this.runningMs += performance.now() - this.resumedAt;
     this.resumedAt = undefined;
-    this.pauses++;
   }
 
   private send(message: GateMessage): void {

@@ -1,28 +1,6 @@
-import { Client } from 'pg';
-import { encryptSecret, hashSecret } from 'src/accounts/secret-crypto';
-import { toVerificationResponse } from 'src/verifications/verification.mapper';
-import { VERIFICATION_COLUMNS, type Verification } from 'src/verifications/verification.entity';
 import { DOCUMENT_TYPES, REJECTION_REASONS } from 'src/verifications/verification.types';
-import { benchDatabaseUrlFrom, dropSecondaryIndexes, inParallel, seedingClient, textArray } from '../harness/db';
-import { BENCH_SECRET_ENCRYPTION_KEY, benchSecret } from '../harness/service-env';
-import { SERVICE_POOL, FLOOR_POOL, type AgeWindow } from './windows';
-
-/** What the seed builds; the bench prints it. */
-export interface SeedShape {
-  accounts: number;
-  /** Aged verifications per pool (the service's pass, the floor): 3 events each. */
-  aged: number;
-  /** Recent verifications per account: the list's first pages. */
-  recentPerAccount: number;
-}
-
-/** BENCH_RETENTION_DATABASE_URL, else DATABASE_URL renamed to kyc_retention_bench (dropped per run). */
-export function benchDatabaseUrl(): string {
-  return benchDatabaseUrlFrom('BENCH_RETENTION_DATABASE_URL', 'kyc_retention_bench');
-}
-
-/** Account index → deterministic account id. */
-export const ACCOUNT_ID_SQL = (index: string): string => `md5('kyc-retention-bench-account-' || ${index})::uuid`;
+import { accountIdSql, inParallel, seedBenchDatabase, textArray } from '../harness/db';
+import { FLOOR_POOL, SERVICE_POOL, iso, type AgeWindow } from './floor';
 
 const FIRST_NAMES = ['Ada', 'Alan', 'Grace', 'Linus', 'Margaret', 'Dennis', 'Barbara', 'Sofia', 'Wei', 'Amara'];
 const LAST_NAMES = ['Lovelace', 'Turing', 'Hopper', 'Torvalds', 'Hamilton', 'Okafor', 'Tanaka', 'Garcia', 'Novak'];
@@ -65,7 +43,7 @@ function agedVerificationsInsert(window: AgeWindow, total: number, accounts: num
     INSERT INTO verifications (id, account_id, external_user_id, status, version, created_at, updated_at,
                                submitted_at, decided_at, applicant, document, rejection_reasons, metadata)
     SELECT ${uuidV7Sql('created', `'${window.salt}-' || n`)},
-      ${ACCOUNT_ID_SQL(`(h1 % ${accounts})`)},
+      ${accountIdSql(`(h1 % ${accounts})`)},
       'user-' || (h1 % 10000000),
       status, 3, created, decided,
       created + (1000 + h3 % 60000) * interval '1 millisecond',
@@ -86,7 +64,7 @@ function recentVerificationsInsert(accounts: number, perAccount: number, nowPara
   return `
     INSERT INTO verifications (id, account_id, external_user_id, status, version, created_at, updated_at,
                                submitted_at, decided_at, applicant, document, rejection_reasons, metadata)
-    SELECT ${uuidV7Sql('created', `'recent-' || n`)}, ${ACCOUNT_ID_SQL(`(n % ${accounts})`)}, 'user-r' || n,
+    SELECT ${uuidV7Sql('created', `'recent-' || n`)}, ${accountIdSql(`(n % ${accounts})`)}, 'user-r' || n,
       'approved', 3, created, created + interval '5 minutes', created + interval '1 minute', created + interval '5 minutes',
       jsonb_build_object('first_name', 'Grace', 'last_name', 'Hopper', 'date_of_birth', '1990-12-09',
         'email', 'grace.hopper' || n || '@example.com'),
@@ -94,11 +72,6 @@ function recentVerificationsInsert(accounts: number, perAccount: number, nowPara
     FROM (SELECT n, date_trunc('milliseconds', ${nowParam}::timestamptz - interval '1 day'
                  + n * interval '1 second') AS created
             FROM generate_series(1, ${accounts * perAccount}) AS n) AS r`;
-}
-
-/** An ISO 8601 UTC timestamp with milliseconds, as the service's JSON has them (or JSON null). */
-function isoSql(value: string): string {
-  return `to_char(${value} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 }
 
 /**
@@ -112,14 +85,14 @@ function eventsInsert(where: string): string {
   const verificationJson = `json_build_object(
       'id', v.id, 'object', 'verification', 'external_user_id', v.external_user_id,
       'status', s.status, 'version', s.version,
-      'created_at', ${isoSql('v.created_at')}, 'updated_at', ${isoSql('s.at')},
-      'submitted_at', ${isoSql('s.submitted_at')}, 'decided_at', ${isoSql('s.decided_at')},
+      'created_at', ${iso('v.created_at')}, 'updated_at', ${iso('s.at')},
+      'submitted_at', ${iso('s.submitted_at')}, 'decided_at', ${iso('s.decided_at')},
       'applicant', json_build_object('first_name', v.applicant->>'first_name', 'last_name', v.applicant->>'last_name',
                                      'date_of_birth', v.applicant->>'date_of_birth', 'email', v.applicant->>'email'),
       'document', json_build_object('type', v.document->>'type', 'country', v.document->>'country'),
       'rejection_reasons', to_json(s.reasons), 'metadata', v.metadata, 'redacted_at', NULL)`;
   const body = `json_build_object('id', s.event_id, 'type', 'verification.status_changed',
-      'timestamp', ${isoSql('s.at')},
+      'timestamp', ${iso('s.at')},
       'data', json_build_object('previous_status', s.previous, 'verification', ${verificationJson}))::text`;
   return `
     WITH steps AS (
@@ -153,90 +126,37 @@ function attemptsInsert(): string {
 }
 
 /**
- * Seeds the freshly migrated database: `shape.accounts` accounts without a webhook URL, each with
- * one secret (bench:list's derivation); the service's and the floor's aged pools; the recent rows.
- * Returns the seconds it took.
+ * Seeds the freshly migrated database: `accounts` accounts without a webhook URL; `aged`
+ * verifications in each of the service's and the floor's aged pools, 3 events each; `recent`
+ * verifications per account for the list's first pages. Returns the seconds it took.
  */
-export async function seed(databaseUrl: string, shape: SeedShape, log: (line: string) => void): Promise<number> {
-  const started = Date.now();
-  const client = await seedingClient(databaseUrl);
-  try {
-    const now = `'${new Date().toISOString()}'`;
-    await client.query(
-      `INSERT INTO accounts (id, name, webhook_url, created_at, updated_at)
-       SELECT ${ACCOUNT_ID_SQL('i')}, 'Retention bench account ' || i, NULL, now() - interval '400 days', now() - interval '400 days'
-         FROM generate_series(0, ${shape.accounts - 1}) AS i`,
-    );
-    const key = Buffer.from(BENCH_SECRET_ENCRYPTION_KEY, 'base64');
-    const indexes = Array.from({ length: shape.accounts }, (_, i) => i);
-    await client.query(
-      `INSERT INTO account_secrets (id, account_id, secret_hash, secret_ciphertext, created_at, expires_at)
-       SELECT md5('kyc-retention-bench-secret-' || i)::uuid, ${ACCOUNT_ID_SQL('i')}, hash, ciphertext, now() - interval '400 days', NULL
-         FROM unnest($1::int[], $2::bytea[], $3::text[]) AS t(i, hash, ciphertext)`,
-      [indexes, indexes.map((i) => hashSecret(benchSecret(i))), indexes.map((i) => encryptSecret(key, benchSecret(i)))],
-    );
-    const defs = await dropSecondaryIndexes(client, ['verifications', 'webhook_events']);
-    log(
-      `seeding: ${(2 * shape.aged).toLocaleString('en')} aged verifications with 3 events each, ${(shape.accounts * shape.recentPerAccount).toLocaleString('en')} recent ones (${defs.length} secondary indexes dropped)`,
+export async function seed(
+  databaseUrl: string,
+  accounts: number,
+  aged: number,
+  recent: number,
+  log: (line: string) => void,
+) {
+  const now = `'${new Date().toISOString()}'`;
+  const shape = {
+    accounts,
+    createdAt: `${now}::timestamptz - interval '400 days'`,
+    tables: ['verifications', 'webhook_events', 'webhook_attempts'],
+  };
+  return seedBenchDatabase(databaseUrl, shape, log, async (client, progress) => {
+    progress(
+      `${(2 * aged).toLocaleString('en')} aged verifications, ${(accounts * recent).toLocaleString('en')} recent ones`,
     );
     await inParallel(databaseUrl, [
-      agedVerificationsInsert(SERVICE_POOL, shape.aged, shape.accounts, now),
-      agedVerificationsInsert(FLOOR_POOL, shape.aged, shape.accounts, now),
+      agedVerificationsInsert(SERVICE_POOL, aged, accounts, now),
+      agedVerificationsInsert(FLOOR_POOL, aged, accounts, now),
     ]);
-    await client.query(recentVerificationsInsert(shape.accounts, shape.recentPerAccount, now));
-    log(`seeding: events (${Math.round((Date.now() - started) / 1000)} s so far)`);
+    await client.query(recentVerificationsInsert(accounts, recent, now));
+    progress('events, 3 per aged verification');
     // One statement per pool, in parallel.
     const agedBetween = (window: AgeWindow): string =>
       `v.decided_at >= ${now}::timestamptz - interval '${window.maxDays + 1} days' AND v.decided_at < ${now}::timestamptz - interval '${window.minDays} days'`;
     await inParallel(databaseUrl, [eventsInsert(agedBetween(SERVICE_POOL)), eventsInsert(agedBetween(FLOOR_POOL))]);
     await client.query(attemptsInsert());
-    log(`seeding: rebuilding indexes (${Math.round((Date.now() - started) / 1000)} s so far)`);
-    await inParallel(databaseUrl, defs);
-    log(`seeding: vacuum analyze (${Math.round((Date.now() - started) / 1000)} s so far)`);
-    await inParallel(databaseUrl, [
-      'VACUUM (ANALYZE) verifications',
-      'VACUUM (ANALYZE) webhook_events',
-      'VACUUM (ANALYZE) webhook_attempts',
-      'VACUUM (ANALYZE) accounts',
-      'VACUUM (ANALYZE) account_secrets',
-    ]);
-    return (Date.now() - started) / 1000;
-  } finally {
-    await client.end();
-  }
-}
-
-/**
- * The seeded bodies must be what the service would have written, or the pass's JSON work is not
- * the real one: the decided event of one verification per pool is compared with
- * toVerificationResponse of its row (values and key order), and the body must be compact JSON.
- */
-export async function checkSeededBodies(databaseUrl: string): Promise<void> {
-  const client = new Client({ connectionString: databaseUrl });
-  await client.connect();
-  try {
-    for (const window of [SERVICE_POOL, FLOOR_POOL]) {
-      const { rows } = await client.query<Verification>(
-        `SELECT ${VERIFICATION_COLUMNS} FROM verifications
-          WHERE decided_at BETWEEN now() - make_interval(days => $1) AND now() - make_interval(days => $2)
-            AND status = 'rejected' LIMIT 1`,
-        [window.maxDays, window.minDays],
-      );
-      const row = rows[0];
-      if (!row) throw new Error(`seed check: no rejected verification in the ${window.name} pool`);
-      const events = await client.query<{ body: string }>(
-        `SELECT body FROM webhook_events WHERE verification_id = $1 ORDER BY created_at`,
-        [row.id],
-      );
-      if (events.rowCount !== 3) throw new Error(`seed check: ${events.rowCount} events for ${row.id}, not 3`);
-      const body = events.rows[2]?.body as string;
-      const payload = JSON.parse(body) as { data: { verification: unknown } };
-      const expected = JSON.stringify(toVerificationResponse(row));
-      if (JSON.stringify(payload) !== body) throw new Error(`seed check: the body is not compact JSON: ${body}`);
-      if (JSON.stringify(payload.data.verification) !== expected)
-        throw new Error(`seed check: the body's verification differs from the mapper's:\n${body}\n${expected}`);
-    }
-  } finally {
-    await client.end();
-  }
+  });
 }

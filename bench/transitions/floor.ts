@@ -7,14 +7,15 @@
  * enqueues nothing, and nothing delivers its events (see main.ts). Nothing of src/ is imported.
  * Env: FLOOR_PORT, DATABASE_URL, INTERNAL_API_TOKEN.
  */
-import { IncomingMessage, createServer } from 'node:http';
+import { IncomingMessage } from 'node:http';
 import { Pool, PoolClient } from 'pg';
 import { v7 as uuidv7 } from 'uuid';
 import {
   FloorVerificationRow,
+  Refusal,
   floorVerificationColumns,
   floorVerificationJson,
-  sendJson as send,
+  serveFloor,
 } from '../harness/floor-json';
 
 const pool = new Pool({ connectionString: process.env.DATABASE_URL, max: 20 });
@@ -31,15 +32,6 @@ const STATUS_CHANGED = 'verification.status_changed';
 
 /** The locked row, with its account for the outbox event. */
 type Row = FloorVerificationRow & { status: VerificationStatus; accountId: string; webhookUrl: string | null };
-
-class Refusal extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: string,
-  ) {
-    super(code);
-  }
-}
 
 async function move(client: PoolClient, id: string, status: VerificationStatus, expected?: number): Promise<unknown> {
   const locked = await client.query<Row>(
@@ -116,19 +108,14 @@ async function transition(id: string, status: VerificationStatus, expected?: num
   }
 }
 
-function readJson(req: IncomingMessage): Promise<unknown> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      try {
-        resolve(JSON.parse(Buffer.concat(chunks).toString('utf8')));
-      } catch {
-        reject(new Refusal(400, 'validation_failed'));
-      }
-    });
-    req.on('error', reject);
-  });
+async function readJson(req: IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  try {
+    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+  } catch {
+    throw new Refusal(400, 'validation_failed');
+  }
 }
 
 async function handle(req: IncomingMessage): Promise<unknown> {
@@ -142,19 +129,4 @@ async function handle(req: IncomingMessage): Promise<unknown> {
   return transition(match[1], body?.status as VerificationStatus, expected as number | undefined);
 }
 
-const server = createServer((req, res) => {
-  handle(req).then(
-    (verification) => send(res, 200, verification),
-    (error: unknown) => {
-      if (error instanceof Refusal) return send(res, error.status, { error: { code: error.code } });
-      process.stderr.write(`transitions floor: ${(error as Error).message}\n`);
-      send(res, 500, { error: { code: 'internal_error' } });
-    },
-  );
-});
-server.keepAliveTimeout = 65_000;
-server.listen(Number(process.env.FLOOR_PORT), '127.0.0.1');
-process.on('SIGTERM', () => {
-  server.close();
-  void pool.end();
-});
+serveFloor('transitions floor', pool, handle);

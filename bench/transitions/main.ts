@@ -2,40 +2,36 @@
  * npm run bench:transitions — POST /api/v1/internal/kyc/verifications/{id}/transitions on one
  * APP_ROLE=api process (no worker) beside the naive floor (floor.ts: bare node:http + pg, the obvious
  * locked transaction), in interleaved slices of closed-loop changes. End to end through the worker
- * is bench:webhooks. See docs/performance.md.
- *
- * Options: --duration <s> (15 per target, cut into --slices <n> (5)), --warmup <s> (3),
- * --connections <n> (50), --out <file.json>.
+ * is bench:webhooks. See docs/performance.md;
+ * the options and their defaults are in parseOptions.
  */
 import { join } from 'node:path';
 import { Client } from 'pg';
-import { ApiClient, BenchVerification, changeLoop, createBenchData } from '../harness/api';
+import { ApiClient, BenchVerification, createBenchData } from '../harness/api';
 import { benchDatabaseUrlFrom, cleanRedisPrefixes, describeMachine, recreateBenchDatabase } from '../harness/db';
-import { parseFlags, positiveInteger, readOptions } from '../harness/flags';
-import { BenchProcess, startProcess, startService, tail } from '../harness/processes';
-import { BESIDE_FLOOR_HEADER, besideFloor, fmt, footer, load1, log, table, verdict, writeOut } from '../harness/report';
-import { BENCH_TOKENS, REDIS_URL, serviceEnv } from '../harness/service-env';
+import { parseFlags } from '../harness/flags';
+import { changeLoop } from '../harness/loads';
+import { runBench, startProcess, startService } from '../harness/processes';
+import {
+  BESIDE_FLOOR_HEADER,
+  besideFloor,
+  fmt,
+  footer,
+  load1,
+  log,
+  slicesLine,
+  table,
+  verdict,
+} from '../harness/report';
+import { BENCH_INTERNAL_API_TOKEN, REDIS_URL, serviceEnv } from '../harness/service-env';
 import { interleave, median } from '../harness/slices';
 import { BenchReceiver } from '../webhooks/receiver';
 
 const PREFIX = 'kyc_trbench';
 
 function parseOptions(argv: string[]) {
-  const values = parseFlags(argv, {
-    duration: { type: 'string' },
-    slices: { type: 'string' },
-    warmup: { type: 'string' },
-    connections: { type: 'string' },
-    out: { type: 'string' },
-  });
-  const [duration, slices] = [positiveInteger(values, 'duration', 15), positiveInteger(values, 'slices', 5)];
-  return {
-    slices,
-    sliceSeconds: Math.max(1, Math.round(duration / slices)),
-    warmup: positiveInteger(values, 'warmup', 3),
-    connections: positiveInteger(values, 'connections', 50),
-    out: values.out,
-  };
+  const values = parseFlags(argv, {}, { duration: 15, slices: 5, warmup: 3, connections: 50 });
+  return { ...values, sliceSeconds: Math.max(1, Math.round(values.duration / values.slices)) };
 }
 
 /** The JSON shape of a value: its keys, recursively, and the types of its leaves. */
@@ -43,117 +39,81 @@ function shape(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return `[${value.map(shape).join(',')}]`;
   if (typeof value !== 'object') return typeof value;
-  return `{${Object.entries(value as Record<string, unknown>)
-    .map(([k, v]) => `${k}:${shape(v)}`)
-    .join(',')}}`;
+  const entries = Object.entries(value).map(([k, v]) => `${k}:${shape(v)}`);
+  return `{${entries.join(',')}}`;
 }
 
 /** One change on each must answer the same JSON shape and write the same rows, or the bench stops. */
 async function checkSameWork(databaseUrl: string, service: ApiClient, floor: ApiClient, v: BenchVerification[]) {
-  const shapes: string[] = [];
-  for (const [client, verification] of [
-    [service, v[0]],
-    [floor, v[1]],
-  ] as const) {
-    const res = await client.request(
-      'POST',
-      `/api/v1/internal/kyc/verifications/${verification?.id}/transitions`,
-      BENCH_TOKENS.internal,
-      { status: 'processing', expected_version: 1 },
-    );
-    if (res.status !== 200) throw new Error(`parity check: HTTP ${res.status} ${res.body}`);
-    Object.assign(verification as BenchVerification, { status: 'processing', version: 2 });
-    shapes.push(shape(JSON.parse(res.body)));
-  }
   const db = new Client({ connectionString: databaseUrl });
   await db.connect();
+  const shapes: string[] = [];
   try {
-    for (const verification of v.slice(0, 2)) {
+    for (const [i, client] of [service, floor].entries()) {
+      const { id } = v[i] as BenchVerification;
+      const path = `/api/v1/internal/kyc/verifications/${id}/transitions`;
+      const res = await client.request('POST', path, BENCH_INTERNAL_API_TOKEN, {
+        status: 'processing',
+        expected_version: 1,
+      });
+      if (res.status !== 200) throw new Error(`parity check: HTTP ${res.status} ${res.body}`);
+      Object.assign(v[i] as BenchVerification, { status: 'processing', version: 2 });
       const { rows } = await db.query<{ body: string; delivery_status: string; history: number }>(
         `SELECT e.body, e.delivery_status, (SELECT count(*)::int FROM verification_status_history h
            WHERE h.verification_id = e.verification_id) AS history FROM webhook_events e WHERE e.verification_id = $1`,
-        [verification.id],
+        [id],
       );
       const [event] = rows;
-      if (rows.length !== 1 || !event) throw new Error(`parity check: ${rows.length} events for ${verification.id}`);
-      shapes.push(`${event.delivery_status} ${event.history} ${shape(JSON.parse(event.body))}`);
+      if (rows.length !== 1 || !event) throw new Error(`parity check: ${rows.length} events for ${id}`);
+      shapes.push(
+        `${shape(JSON.parse(res.body))}\n${event.delivery_status} ${event.history} ${shape(JSON.parse(event.body))}`,
+      );
     }
   } finally {
     await db.end();
   }
-  if (shapes[0] !== shapes[1] || shapes[2] !== shapes[3])
-    throw new Error(`parity check: the floor differs:\n${shapes.join('\n')}`);
+  if (shapes[0] !== shapes[1]) throw new Error(`parity check: the floor differs:\n${shapes.join('\n')}`);
 }
 
-async function main(): Promise<void> {
-  const options = readOptions('bench:transitions', parseOptions);
+runBench('bench:transitions', parseOptions, async (options, lab) => {
   const databaseUrl = benchDatabaseUrlFrom('BENCH_TRANSITIONS_DATABASE_URL', 'kyc_transitions_bench');
   await recreateBenchDatabase(databaseUrl);
   await cleanRedisPrefixes(REDIS_URL, [PREFIX]);
+  lab.defer(() => cleanRedisPrefixes(REDIS_URL, [PREFIX]));
   const machine = await describeMachine(databaseUrl);
   const loadAtStart = load1();
   const env = serviceEnv(databaseUrl, PREFIX, { APP_ROLE: 'api' });
   // Every account's webhook URL points here; no worker runs, so nothing may arrive.
   const receiver = new BenchReceiver();
   await receiver.start();
-  const started: BenchProcess[] = [];
-  const clients: ApiClient[] = [];
-  try {
-    const api = await startService('service', env);
-    started.push(api);
-    const floorProcess = await startProcess('floor', join(__dirname, 'floor.js'), env, { stopGraceMs: 5_000 });
-    started.push(floorProcess);
-    const [service, floor] = [
-      new ApiClient(api.url, options.connections + 16),
-      new ApiClient(floorProcess.url, options.connections),
-    ];
-    clients.push(service, floor);
-    const { verifications } = await createBenchData(service, BENCH_TOKENS, 20, options.connections * 20, (i) =>
-      receiver.urlFor(i),
-    );
-    await checkSameWork(databaseUrl, service, floor, verifications);
-    log(`20 accounts, ${verifications.length} verifications; the service and the floor answer and write alike`);
-    // Both move the same verifications, each picking up where the other left them.
-    const loop = (target: ApiClient) =>
-      changeLoop(target, service, BENCH_TOKENS.internal, verifications, options.connections).run;
-    const { measured, perSlice } = await interleave(
-      [
-        { name: 'service', pid: api.child.pid, run: loop(service) },
-        { name: 'floor', pid: floorProcess.child.pid, run: loop(floor) },
-      ],
-      options,
-    );
-    const arrived = receiver.take().arrivals.length;
-    if (arrived > 0) throw new Error(`${arrived} webhooks were delivered, yet no worker ran`);
-    const sliceRatios = perSlice.map((x) => x.service.rps / x.floor.rps);
-    const { service: s, floor: f } = measured;
-    log();
-    log(
-      `${options.connections} closed-loop connections, ${options.warmup} s warm-up, then ${options.slices} interleaved slices of ${options.sliceSeconds} s per target (the first 0.5 s left out).`,
-    );
-    log(table(BESIDE_FLOOR_HEADER, [besideFloor('status change', s, f, median(sliceRatios))]));
-    log(`per-slice service / floor: ${sliceRatios.map((r) => fmt(r, 2)).join(' ')}`);
-    log();
-    log(
-      verdict(
-        s.rps >= f.rps,
-        `transitions >= 1.0 x their naive floor (${fmt(s.rps)} vs ${fmt(f.rps)} req/s = ${fmt(s.rps / f.rps, 2)} x)`,
-      ),
-    );
-    footer(machine, loadAtStart, s.failures + f.failures);
-    writeOut(options.out, { machine, options, measured, sliceRatios });
-  } catch (error) {
-    for (const p of started) process.stderr.write(`--- ${p.name} (last lines) ---\n${tail(p)}\n`);
-    throw error;
-  } finally {
-    for (const client of clients) client.close();
-    for (const p of started.reverse()) await p.stop();
-    await receiver.close();
-    await cleanRedisPrefixes(REDIS_URL, [PREFIX]).catch(() => 0);
-  }
-}
-
-main().catch((error: unknown) => {
-  process.stderr.write(`bench:transitions failed: ${(error as Error).stack ?? String(error)}\n`);
-  process.exit(1);
+  lab.defer(() => receiver.close());
+  const api = await lab.start(startService('service', env));
+  const floorProcess = await lab.start(startProcess('floor', join(__dirname, 'floor.js'), env));
+  const service = new ApiClient(api.url, options.connections + 16);
+  const floor = new ApiClient(floorProcess.url, options.connections);
+  lab.defer(() => [service.close(), floor.close()]);
+  const { verifications } = await createBenchData(service, 20, options.connections * 20, (i) => receiver.urlFor(i));
+  await checkSameWork(databaseUrl, service, floor, verifications);
+  log(`20 accounts, ${verifications.length} verifications; the service and the floor answer and write alike`);
+  // Both move the same verifications, each picking up where the other left them.
+  const loop = (target: ApiClient) => changeLoop(target, service, verifications, options.connections).run;
+  const { measured, perSlice } = await interleave(
+    [
+      { name: 'service', pid: api.child.pid, run: loop(service) },
+      { name: 'floor', pid: floorProcess.child.pid, run: loop(floor) },
+    ],
+    options,
+  );
+  const arrived = (await receiver.collect(0, 'no worker', log)).arrivals.length;
+  if (arrived > 0) throw new Error(`${arrived} webhooks were delivered, yet no worker ran`);
+  const sliceRatios = perSlice.map((x) => x.service.rps / x.floor.rps);
+  const { service: s, floor: f } = measured;
+  log();
+  log(slicesLine(`${options.connections} closed-loop connections`, options));
+  log(table(BESIDE_FLOOR_HEADER, [besideFloor('status change', s, f, median(sliceRatios))]));
+  log(`per-slice service / floor: ${sliceRatios.map((r) => fmt(r, 2)).join(' ')}`);
+  log();
+  const target = `transitions >= 1.0 x their naive floor (${fmt(s.rps)} vs ${fmt(f.rps)} req/s = ${fmt(s.rps / f.rps, 2)} x)`;
+  log(verdict(s.rps >= f.rps, target));
+  footer(machine, loadAtStart, s.failures + f.failures);
 });

@@ -52,12 +52,7 @@ function post(id: string): Promise<void> {
 }
 
 let batch = 0;
-let outcome: { done: number; failures: number; expected: number; resolve: () => void } = {
-  done: 0,
-  failures: 0,
-  expected: 0,
-  resolve: () => undefined,
-};
+let outcome = { done: 0, failures: 0, expected: 0, resolve: (): void => undefined };
 void queue.process(concurrency, (job) => post(`msg_floor_${job.data.n}`));
 queue.on('completed', () => {
   if (++outcome.done === outcome.expected) outcome.resolve();

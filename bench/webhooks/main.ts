@@ -4,57 +4,31 @@
  * docker-compose.yml deploys), beside a plain Bull queue delivering the same signed body (floor.ts).
  * Throughput: rounds of interleaved slices, the service's (closed-loop changes, deliveries/s to the
  * last arrival) and the floor's (--jobs pre-fed jobs); then latency: changes open loop at --rate,
- * commit→arrival. See docs/performance.md.
- *
- * Options: --rounds <n> (5), --seconds <s> (4, per service slice), --jobs <n> (2000, per floor slice),
- * --connections <n> (50), --rate <n> (200 changes/s), --paced <s> (20), --accounts <n> (50),
- * --verifications <n> (1000), --concurrency <n> (WEBHOOK_CONCURRENCY, 50), --env KEY=VALUE, --out <file.json>.
+ * commit→arrival. See docs/performance.md;
+ * the options and their defaults are in parseOptions.
  */
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { ApiClient, changeLoop, createBenchData, pacedChanges } from '../harness/api';
+import { ApiClient, createBenchData } from '../harness/api';
 import { benchDatabaseUrlFrom, cleanRedisPrefixes, describeMachine, recreateBenchDatabase } from '../harness/db';
-import { envPairs, parseFlags, positiveInteger, readOptions } from '../harness/flags';
-import { BenchProcess, cpuSeconds, exited, startService, tail } from '../harness/processes';
-import { fmt, footer, load1, log, table, verdict, writeOut } from '../harness/report';
-import { BENCH_TOKENS, REDIS_URL, serviceEnv } from '../harness/service-env';
+import { parseFlags } from '../harness/flags';
+import { changeLoop, pacedChanges } from '../harness/loads';
+import { cpuSeconds, exited, runBench, startService } from '../harness/processes';
+import { fmt, footer, load1, log, table, verdict } from '../harness/report';
+import { REDIS_URL, serviceEnv } from '../harness/service-env';
 import { Tally, median, percentile } from '../harness/slices';
 import type { FloorSlice } from './floor';
-import { Arrival, BenchReceiver, collect, verifySample } from './receiver';
+import { Arrival, BenchReceiver, verifySample } from './receiver';
 
-const [SERVICE_PREFIX, FLOOR_PREFIX] = ['kyc_whbench', 'kyc_whbench_floor'];
+const PREFIXES = ['kyc_whbench', 'kyc_whbench_floor'];
+
+/** Rounds of throughput slices, the paced latency phase, and the data both run on. */
+const ROUNDS = { rounds: 5, seconds: 4, jobs: 2_000, connections: 50, concurrency: 50 };
+const PACED = { rate: 200, paced: 20 };
+const DATA = { accounts: 50, verifications: 1_000 };
 
 function parseOptions(argv: string[]) {
-  const names = [
-    'rounds',
-    'seconds',
-    'jobs',
-    'connections',
-    'rate',
-    'paced',
-    'accounts',
-    'verifications',
-    'concurrency',
-  ];
-  const values = parseFlags(argv, {
-    ...Object.fromEntries(names.map((name) => [name, { type: 'string' as const }])),
-    env: { type: 'string', multiple: true },
-    out: { type: 'string' },
-  });
-  const n = (name: string, fallback: number): number => positiveInteger(values, name, fallback);
-  return {
-    rounds: n('rounds', 5),
-    seconds: n('seconds', 4),
-    jobs: n('jobs', 2_000),
-    connections: n('connections', 50),
-    rate: n('rate', 200),
-    paced: n('paced', 20),
-    accounts: n('accounts', 50),
-    verifications: n('verifications', 1_000),
-    concurrency: n('concurrency', 50),
-    env: envPairs(values.env as string[] | undefined),
-    out: values.out as string | undefined,
-  };
+  return parseFlags(argv, {}, { ...ROUNDS, ...PACED, ...DATA });
 }
 
 /** The floor process, up between slices: each slice is one IPC round trip. */
@@ -72,166 +46,126 @@ function startFloor(env: Record<string, string>) {
   };
 }
 
-async function main(): Promise<void> {
-  const options = readOptions('bench:webhooks', parseOptions);
+runBench('bench:webhooks', parseOptions, async (options, lab) => {
   const databaseUrl = benchDatabaseUrlFrom('BENCH_WEBHOOKS_DATABASE_URL', 'kyc_webhooks_bench');
   await recreateBenchDatabase(databaseUrl);
-  await cleanRedisPrefixes(REDIS_URL, [SERVICE_PREFIX, FLOOR_PREFIX]);
+  await cleanRedisPrefixes(REDIS_URL, PREFIXES);
+  lab.defer(() => cleanRedisPrefixes(REDIS_URL, PREFIXES));
   const machine = await describeMachine(databaseUrl);
   const loadAtStart = load1();
   const receiver = new BenchReceiver();
   await receiver.start();
-  const env = serviceEnv(databaseUrl, SERVICE_PREFIX, {
-    WEBHOOK_CONCURRENCY: String(options.concurrency),
-    ...options.env,
+  lab.defer(() => receiver.close());
+  const env = serviceEnv(databaseUrl, PREFIXES[0] as string, { WEBHOOK_CONCURRENCY: String(options.concurrency) });
+  const apiProcess = await lab.start(startService('api', { ...env, APP_ROLE: 'api' }));
+  const worker = await lab.start(startService('worker', { ...env, APP_ROLE: 'worker' }));
+  const api = new ApiClient(apiProcess.url, Math.max(options.connections, 64));
+  lab.defer(() => api.close());
+  const { secrets, verifications } = await createBenchData(api, options.accounts, options.verifications, (i) =>
+    receiver.urlFor(i),
+  );
+  let [checked, badSignatures, missing, failures] = [0, 0, 0, 0];
+  const take = async (expected: number, what: string): Promise<Arrival[]> => {
+    const got = await receiver.collect(expected, what, log);
+    const [c, bad] = verifySample(got.arrivals, secrets);
+    [checked, badSignatures, missing] = [checked + c, badSignatures + bad, missing + got.missing];
+    return got.arrivals;
+  };
+  const loop = changeLoop(api, api, verifications, options.connections);
+  await loop.run(2, new Tally());
+  const sample = (await take(loop.committed, 'warm-up'))[0]?.body;
+  if (!sample) throw new Error('no webhook arrived during the warm-up');
+  // The floor posts the sample as account 0, to its URL and signed with its secret.
+  const floor = startFloor({
+    REDIS_URL,
+    FLOOR_QUEUE_PREFIX: PREFIXES[1] as string,
+    FLOOR_CONCURRENCY: String(options.concurrency),
+    FLOOR_TARGET_URL: receiver.urlFor(0),
+    FLOOR_BODY: sample,
+    FLOOR_SECRET: secrets[0] as string,
   });
-  const started: BenchProcess[] = [];
-  let floor: ReturnType<typeof startFloor> | undefined;
-  let api: ApiClient | undefined;
-  try {
-    const apiProcess = await startService('api', { ...env, APP_ROLE: 'api' });
-    started.push(apiProcess);
-    const worker = await startService('worker', { ...env, APP_ROLE: 'worker' });
-    started.push(worker);
-    api = new ApiClient(apiProcess.url, Math.max(options.connections, 64));
-    const { secrets, verifications } = await createBenchData(
-      api,
-      BENCH_TOKENS,
-      options.accounts,
-      options.verifications,
-      (i) => receiver.urlFor(i),
-    );
-    const secretFor = (arrival: Arrival): string => secrets[Math.max(0, arrival.account)] as string;
-    let [checked, badSignatures, missing, failures] = [0, 0, 0, 0];
-    const take = async (expected: number, what: string): Promise<Arrival[]> => {
-      const got = await collect(receiver, expected, what, log);
-      const [c, bad] = verifySample(got.arrivals, secretFor);
-      [checked, badSignatures, missing] = [checked + c, badSignatures + bad, missing + got.missing];
-      return got.arrivals;
+  lab.defer(() => floor.stop());
+  await floor.ready;
+  failures += (await floor.slice(options.jobs)).failures;
+  await take(options.jobs, 'floor warm-up');
+
+  type Round = { transitions: number; service: number; floor: number; serviceCpu: number; floorCpu: number };
+  const rounds: Round[] = [];
+  const pids = [apiProcess.child.pid, worker.child.pid];
+  for (let r = 0; r < options.rounds; r++) {
+    const round: Partial<Round> = {};
+    const serviceSlice = async (): Promise<void> => {
+      const [from, cpu, t0] = [loop.committed, pids.map(cpuSeconds), Date.now()];
+      const tally = new Tally();
+      await loop.run(options.seconds, tally);
+      const changes = loop.committed - from;
+      const arrivals = await take(changes, `round ${r + 1}`);
+      const last = Math.max(...arrivals.map((a) => a.at));
+      failures += tally.failures;
+      round.transitions = changes / ((Date.now() - t0) / 1000);
+      round.service = arrivals.length / ((last - t0) / 1000);
+      round.serviceCpu =
+        (pids.map((pid, i) => cpuSeconds(pid) - (cpu[i] as number)).reduce((a, b) => a + b) / arrivals.length) * 1e6;
     };
-    const loop = changeLoop(api, api, BENCH_TOKENS.internal, verifications, options.connections);
-    await loop.run(2, new Tally());
-    const sample = (await take(loop.committed, 'warm-up'))[0]?.body;
-    if (!sample) throw new Error('no webhook arrived during the warm-up');
-    floor = startFloor({
-      REDIS_URL,
-      FLOOR_QUEUE_PREFIX: FLOOR_PREFIX,
-      FLOOR_CONCURRENCY: String(options.concurrency),
-      FLOOR_TARGET_URL: receiver.floorUrl,
-      FLOOR_BODY: sample,
-      FLOOR_SECRET: secrets[0] as string,
-    });
-    await floor.ready;
-    failures += (await floor.slice(options.jobs)).failures;
-    await take(options.jobs, 'floor warm-up');
-
-    type Round = { transitions: number; service: number; floor: number; serviceCpu: number; floorCpu: number };
-    const rounds: Round[] = [];
-    const pids = [apiProcess.child.pid, worker.child.pid];
-    for (let r = 0; r < options.rounds; r++) {
-      const round: Partial<Round> = {};
-      const serviceSlice = async (): Promise<void> => {
-        const [from, cpu, t0] = [loop.committed, pids.map(cpuSeconds), Date.now()];
-        const tally = new Tally();
-        await loop.run(options.seconds, tally);
-        const changes = loop.committed - from;
-        const arrivals = await take(changes, `round ${r + 1}`);
-        const last = Math.max(...arrivals.map((a) => a.at));
-        failures += tally.failures;
-        round.transitions = changes / ((Date.now() - t0) / 1000);
-        round.service = arrivals.length / ((last - t0) / 1000);
-        round.serviceCpu =
-          (pids.map((pid, i) => cpuSeconds(pid) - (cpu[i] as number)).reduce((a, b) => a + b) / arrivals.length) * 1e6;
-      };
-      const floorSlice = async (): Promise<void> => {
-        const cpu = cpuSeconds(floor?.pid);
-        const result = (await floor?.slice(options.jobs)) as FloorSlice;
-        const arrivals = await take(result.delivered, `floor round ${r + 1}`);
-        failures += result.failures;
-        round.floor = arrivals.length / ((Math.max(...arrivals.map((a) => a.at)) - result.started) / 1000);
-        round.floorCpu = ((cpuSeconds(floor?.pid) - cpu) / arrivals.length) * 1e6;
-      };
-      for (const slice of r % 2 ? [floorSlice, serviceSlice] : [serviceSlice, floorSlice]) await slice();
-      rounds.push(round as Round);
-      log(
-        `round ${r + 1}: service ${fmt(round.service ?? NaN)} deliveries/s (changes ${fmt(round.transitions ?? NaN)}/s), floor ${fmt(round.floor ?? NaN)}/s`,
-      );
-    }
-
-    log(`latency: ${options.rate * options.paced} changes at ${options.rate}/s, open loop`);
-    const drive = await pacedChanges(api, verifications, options.rate, options.rate * options.paced);
-    failures += drive.errors;
-    const commitToArrival: number[] = [];
-    const responseToArrival: number[] = [];
-    for (const arrival of await take(drive.ok, 'latency')) {
-      const v = (
-        JSON.parse(arrival.body) as { data: { verification: { id: string; version: number; updated_at: string } } }
-      ).data.verification;
-      commitToArrival.push(arrival.at - Date.parse(v.updated_at));
-      const responded = drive.responded.get(`${v.id}:${v.version}`);
-      if (responded !== undefined) responseToArrival.push(arrival.at - responded);
-    }
-    const p = (values: number[]): string => [0.5, 0.95, 0.99].map((q) => fmt(percentile(values, q))).join(' / ');
-    const m = (key: keyof Round): number => median(rounds.map((round) => round[key]));
-    const ratio = m('service') / m('floor');
-    const keepUp = m('service') / m('transitions');
-    log();
+    const floorSlice = async (): Promise<void> => {
+      const cpu = cpuSeconds(floor.pid);
+      const result = await floor.slice(options.jobs);
+      const arrivals = await take(result.delivered, `floor round ${r + 1}`);
+      failures += result.failures;
+      round.floor = arrivals.length / ((Math.max(...arrivals.map((a) => a.at)) - result.started) / 1000);
+      round.floorCpu = ((cpuSeconds(floor.pid) - cpu) / arrivals.length) * 1e6;
+    };
+    for (const slice of r % 2 ? [floorSlice, serviceSlice] : [serviceSlice, floorSlice]) await slice();
+    rounds.push(round as Round);
     log(
-      `${options.rounds} rounds, the order alternating: the service's ${options.seconds} s of changes at ${options.connections} connections (WEBHOOK_CONCURRENCY=${options.concurrency}), the floor's ${options.jobs} jobs.`,
+      `round ${r + 1}: service ${fmt(round.service ?? NaN)} deliveries/s (changes ${fmt(round.transitions ?? NaN)}/s), floor ${fmt(round.floor ?? NaN)}/s`,
     );
-    log(
-      table(
-        ['measure (median of the rounds)', 'value'],
-        [
-          ['service deliveries/s (changes through the API, to the last arrival)', fmt(m('service'))],
-          ['  API status changes/s in those slices', fmt(m('transitions'))],
-          ['  CPU µs per delivery, api + worker processes', fmt(m('serviceCpu'))],
-          ['plain-Bull floor deliveries/s', fmt(m('floor'))],
-          ['  CPU µs per delivery, floor process', fmt(m('floorCpu'))],
-          ['service / floor', fmt(ratio, 2)],
-          [`commit→arrival at ${options.rate} changes/s, p50 / p95 / p99 ms`, p(commitToArrival)],
-          ['  response→arrival, p50 / p95 / p99 ms', p(responseToArrival)],
-          ['signatures verified with standardwebhooks (sample)', `${checked - badSignatures}/${checked}`],
-        ],
-      ),
-    );
-    log();
-    log(
-      verdict(
-        ratio >= 0.5,
-        `sustained deliveries/s >= 0.5 x plain-Bull floor (${fmt(m('service'))} vs ${fmt(m('floor'))} = ${fmt(ratio, 2)} x)`,
-      ),
-    );
-    log(verdict(keepUp >= 0.9, `deliveries keep up with transitions (>= 0.9: ${fmt(keepUp, 2)})`));
-    log(
-      verdict(
-        percentile(commitToArrival, 0.99) < 250,
-        `p99 commit→arrival < 250 ms at ${options.rate} changes/s (${fmt(percentile(commitToArrival, 0.99))} ms)`,
-      ),
-    );
-    if (missing + badSignatures > 0)
-      log(`WARNING: ${missing} webhooks missing, ${badSignatures} bad signatures; the figures are suspect`);
-    footer(machine, loadAtStart, failures);
-    writeOut(options.out, {
-      machine,
-      options,
-      rounds,
-      commitToArrival: p(commitToArrival),
-      responseToArrival: p(responseToArrival),
-    });
-  } catch (error) {
-    for (const p of started) process.stderr.write(`--- ${p.name} (last lines) ---\n${tail(p)}\n`);
-    throw error;
-  } finally {
-    api?.close();
-    await floor?.stop();
-    for (const p of started.reverse()) await p.stop();
-    await receiver.close();
-    await cleanRedisPrefixes(REDIS_URL, [SERVICE_PREFIX, FLOOR_PREFIX]).catch(() => 0);
   }
-}
 
-main().catch((error: unknown) => {
-  process.stderr.write(`bench:webhooks failed: ${(error as Error).stack ?? String(error)}\n`);
-  process.exit(1);
+  log(`latency: ${options.rate * options.paced} changes at ${options.rate}/s, open loop`);
+  const drive = await pacedChanges(api, verifications, options.rate, options.rate * options.paced);
+  failures += drive.errors;
+  const commitToArrival: number[] = [];
+  const responseToArrival: number[] = [];
+  for (const arrival of await take(drive.ok, 'latency')) {
+    const v = (
+      JSON.parse(arrival.body) as { data: { verification: { id: string; version: number; updated_at: string } } }
+    ).data.verification;
+    commitToArrival.push(arrival.at - Date.parse(v.updated_at));
+    const responded = drive.responded.get(`${v.id}:${v.version}`);
+    if (responded !== undefined) responseToArrival.push(arrival.at - responded);
+  }
+  const p = (values: number[]): string => [0.5, 0.95, 0.99].map((q) => fmt(percentile(values, q))).join(' / ');
+  const m = (key: keyof Round): number => median(rounds.map((round) => round[key]));
+  const ratio = m('service') / m('floor');
+  const keepUp = m('service') / m('transitions');
+  log();
+  log(
+    `${options.rounds} rounds, the order alternating: the service's ${options.seconds} s of changes at ${options.connections} connections (WEBHOOK_CONCURRENCY=${options.concurrency}), the floor's ${options.jobs} jobs.`,
+  );
+  log(
+    table(
+      ['measure (median of the rounds)', 'value'],
+      [
+        ['service deliveries/s (changes through the API, to the last arrival)', fmt(m('service'))],
+        ['  API status changes/s in those slices', fmt(m('transitions'))],
+        ['  CPU µs per delivery, api + worker processes', fmt(m('serviceCpu'))],
+        ['plain-Bull floor deliveries/s', fmt(m('floor'))],
+        ['  CPU µs per delivery, floor process', fmt(m('floorCpu'))],
+        ['service / floor', fmt(ratio, 2)],
+        [`commit→arrival at ${options.rate} changes/s, p50 / p95 / p99 ms`, p(commitToArrival)],
+        ['  response→arrival, p50 / p95 / p99 ms', p(responseToArrival)],
+        ['signatures verified with standardwebhooks (sample)', `${checked - badSignatures}/${checked}`],
+      ],
+    ),
+  );
+  log();
+  const throughputTarget = `sustained deliveries/s >= 0.5 x plain-Bull floor (${fmt(m('service'))} vs ${fmt(m('floor'))} = ${fmt(ratio, 2)} x)`;
+  log(verdict(ratio >= 0.5, throughputTarget));
+  log(verdict(keepUp >= 0.9, `deliveries keep up with transitions (>= 0.9: ${fmt(keepUp, 2)})`));
+  const latencyTarget = `p99 commit→arrival < 250 ms at ${options.rate} changes/s (${fmt(percentile(commitToArrival, 0.99))} ms)`;
+  log(verdict(percentile(commitToArrival, 0.99) < 250, latencyTarget));
+  if (missing + badSignatures > 0)
+    log(`WARNING: ${missing} webhooks missing, ${badSignatures} bad signatures; the figures are suspect`);
+  footer(machine, loadAtStart, failures);
 });
