@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
-import { webhookUrlOf } from 'src/accounts/account-sql';
+import { webhookUrlOf } from 'src/accounts/account.repository';
 import { ApiError } from 'src/common/api-error';
 import { SqlParams } from 'src/common/sql-params';
 import { verificationsRedacted } from 'src/verifications/redaction-metrics';

@@ -1,5 +1,5 @@
 import type { EntityManager } from 'typeorm';
-import { webhookUrlOf } from 'src/accounts/account-sql';
+import { webhookUrlOf } from 'src/accounts/account.repository';
 import type { PgPool } from 'src/database/pg-pool';
 import { VERIFICATION_COLUMNS, type Verification } from 'src/verifications/verification.entity';
 import { insertOutboxEventFrom, outboxEventValues } from 'src/webhooks/outbox-event';

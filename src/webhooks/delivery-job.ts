@@ -1,4 +1,4 @@
-import { webhookUrlOf } from 'src/accounts/account-sql';
+import { webhookUrlOf } from 'src/accounts/account.repository';
 import type { DeliveryResult } from 'src/webhooks/webhook-http.client';
 
 /**

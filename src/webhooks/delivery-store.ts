@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { activeSecretCiphertextsOf, webhookUrlOf } from 'src/accounts/account-sql';
+import { activeSecretCiphertextsOf } from 'src/accounts/account-secret.repository';
+import { webhookUrlOf } from 'src/accounts/account.repository';
 import { cachedDecryptor } from 'src/accounts/secret-crypto';
 import { MicroBatcher } from 'src/webhooks/micro-batcher';
 import type { AppConfig } from 'src/config/app-config';
