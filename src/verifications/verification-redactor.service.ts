@@ -11,14 +11,10 @@ import { VERIFICATION_COLUMNS, Verification } from 'src/verifications/verificati
 import type { VerificationDetailResponseDto } from 'src/verifications/verification-response.dto';
 import { toVerificationDetail, toVerificationResponse } from 'src/verifications/verification.mapper';
 import type { DeliveryJobSource } from 'src/webhooks/delivery-job';
-import {
-  EVENT_BODIES_OF_VERIFICATIONS_SQL,
-  type StoredEventBody,
-  redactEventBody,
-  redactEventsCte,
-} from 'src/webhooks/event-redaction';
-import { type RedactionReason, buildOutboxEvent, insertOutboxEvents, outboxJobSource } from 'src/webhooks/outbox-event';
+import { redactEventBody, redactEventsCte } from 'src/webhooks/event-redaction';
+import { type RedactionReason, buildOutboxEvent, outboxJobSource } from 'src/webhooks/outbox-event';
 import { WebhookDispatcher } from 'src/webhooks/webhook-dispatcher.service';
+import { WebhookEventRepository, insertOutboxEvents } from 'src/webhooks/webhook-event.repository';
 
 type LockedVerification = Verification & { webhookUrl: string | null };
 
@@ -48,6 +44,7 @@ export class VerificationRedactor {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly dispatcher: WebhookDispatcher,
+    private readonly events: WebhookEventRepository,
   ) {}
 
   /**
@@ -120,10 +117,11 @@ export class VerificationRedactor {
     const redacted = due.map(({ webhookUrl: _url, ...row }) => redactVerification(row, now));
     const redactedAt = new Map(redacted.map((v) => [v.id, v.redactedAt as Date]));
 
-    const stored = (await manager.query(EVENT_BODIES_OF_VERIFICATIONS_SQL, [
+    const stored = await this.events.lockBodiesOf(
+      manager,
       [...new Set(due.map((row) => row.accountId))],
       due.map((row) => row.id),
-    ])) as StoredEventBody[];
+    );
     const events = stored.flatMap((event) => {
       const at = redactedAt.get(event.verificationId);
       return at ? [{ id: event.id, at, body: redactEventBody(event.body, ERASED_FIELDS, at.toISOString()) }] : [];

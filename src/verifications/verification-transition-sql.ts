@@ -2,7 +2,7 @@ import type { EntityManager } from 'typeorm';
 import { webhookUrlOf } from 'src/accounts/account.repository';
 import type { PgPool } from 'src/database/pg-pool';
 import { VERIFICATION_COLUMNS, type Verification } from 'src/verifications/verification.entity';
-import { insertOutboxEventFrom, outboxEventValues } from 'src/webhooks/outbox-event';
+import { insertOutboxEventFrom, outboxEventValues } from 'src/webhooks/webhook-event.repository';
 import type { WebhookEvent } from 'src/webhooks/webhook-event.entity';
 
 /** A verification as a status change reads it: the row, with its account's webhook URL for the event. */
