@@ -14,7 +14,7 @@
 import { join } from 'node:path';
 import Redis from 'ioredis';
 import { Client } from 'pg';
-import { REDACT_BATCH } from 'src/verifications/retention.service';
+import { REDACT_BATCH } from 'src/retention/retention.service';
 import { cleanRedisPrefixes, describeMachine, dropBenchDatabase, recreateBenchDatabase } from '../harness/db';
 import { FlagError, envPairs, parseFlags, positiveInteger, readOptions } from '../harness/flags';
 import { cpuSeconds, startService } from '../harness/processes';

@@ -31,7 +31,7 @@ const MAX_TRIES = 3;
  * the row's personal fields (and with them the generated search column behind `q`), the frozen
  * payload of every webhook event of the verification, the response excerpts kept with their
  * attempts, and one new `verification.redacted` event per verification. The client's redact route,
- * the ops CLI and the retention pass all come through here.
+ * the ops CLI and the retention pass (src/retention/) all come through here.
  */
 @Injectable()
 export class VerificationRedactor {
@@ -78,11 +78,6 @@ export class VerificationRedactor {
     });
     this.dispatcher.dispatch(jobs);
     return count;
-  }
-
-  /** How many verifications `redactExpired` would take now, over any number of calls. */
-  async countExpired(days: number): Promise<number> {
-    return this.verifications.countExpired(days);
   }
 
   /**
