@@ -6,7 +6,7 @@ import type { AppRole } from 'src/config/app-config';
 import { ConfigModule } from 'src/config/config.module';
 import { DatabaseModule } from 'src/database/database.module';
 import { OpsModule } from 'src/ops/ops.module';
-import { RetentionWorkerModule } from 'src/verifications/retention-worker.module';
+import { RetentionWorkerModule } from 'src/retention/retention.module';
 import { VerificationsModule } from 'src/verifications/verifications.module';
 import { WebhookGaugesModule } from 'src/webhooks/webhook-gauges.module';
 import { WebhookWorkerModule } from 'src/webhooks/webhook-worker.module';

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import type { Pool } from 'pg';
-import { VERIFICATION_DETAIL_SQL, isoTextSql, verificationJsonColumns } from 'src/verifications/verification-json.sql';
+import { isoTextSql, verificationJsonColumns } from 'src/verifications/verification-json.sql';
+import { VERIFICATION_DETAIL_SQL } from 'src/verifications/verification.repository';
 import type { VerificationResponseDto } from 'src/verifications/verification-response.dto';
 import { toVerificationDetail, toVerificationResponse } from 'src/verifications/verification.mapper';
 import { createAccount, type CreatedAccount } from './helpers/factories';

@@ -11,7 +11,7 @@
 import { join } from 'node:path';
 import Redis from 'ioredis';
 import { Client } from 'pg';
-import { REDACT_BATCH } from 'src/verifications/retention.service';
+import { REDACT_BATCH } from 'src/retention/retention.service';
 import {
   benchDatabaseUrlFrom,
   cleanRedisPrefixes,

@@ -1,18 +1,23 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AccountSecret } from 'src/accounts/account-secret.entity';
+import { AccountSecretRepository } from 'src/accounts/account-secret.repository';
 import { Account } from 'src/accounts/account.entity';
+import { AccountRepository } from 'src/accounts/account.repository';
 import { AccountsService } from 'src/accounts/accounts.service';
 import { AdminAccountsController } from 'src/accounts/admin-accounts.controller';
 import { ChangeAcknowledgements } from 'src/accounts/credential-acks';
 import { CredentialCache } from 'src/accounts/credential-cache';
 import { CredentialChangeFeed } from 'src/accounts/credential-change-feed';
+import { DatabaseModule } from 'src/database/database.module';
+import { repositoryProviders } from 'src/database/repository-providers';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([Account, AccountSecret])],
+  imports: [TypeOrmModule.forFeature([Account, AccountSecret]), DatabaseModule],
   controllers: [AdminAccountsController],
   // The cache stays unused (every look-up queries) unless CredentialListenerModule runs beside it.
   providers: [
+    ...repositoryProviders(AccountRepository, AccountSecretRepository),
     AccountsService,
     CredentialChangeFeed,
     { provide: CredentialCache, useFactory: () => new CredentialCache() },

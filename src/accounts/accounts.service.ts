@@ -1,10 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager, IsNull, MoreThan } from 'typeorm';
+import type { EntityManager } from 'typeorm';
 import { v7 as uuidv7 } from 'uuid';
 import { AccountSecret } from 'src/accounts/account-secret.entity';
+import { AccountSecretRepository } from 'src/accounts/account-secret.repository';
 import { Account } from 'src/accounts/account.entity';
-import { activeSecretCondition, webhookUrlOf } from 'src/accounts/account-sql';
+import { AccountRepository } from 'src/accounts/account.repository';
 import { CredentialCache } from 'src/accounts/credential-cache';
 import { CredentialChangeFeed } from 'src/accounts/credential-change-feed';
 import { credentialLookups } from 'src/accounts/credential-changes';
@@ -27,7 +27,8 @@ export interface RotatedSecret {
 @Injectable()
 export class AccountsService {
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly accounts: AccountRepository,
+    private readonly secrets: AccountSecretRepository,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly credentials: CredentialCache,
     private readonly credentialChanges: CredentialChangeFeed,
@@ -39,20 +40,20 @@ export class AccountsService {
     const account = Object.assign(new Account(), { id: uuidv7(), name, webhookUrl, createdAt: now, updatedAt: now });
     const secret = generateWebhookSecret();
     await this.credentialChanges.change(account.id, async (manager) => {
-      await manager.insert(Account, account);
-      await manager.insert(AccountSecret, this.secretRow(account.id, secret, now));
+      await this.accounts.insert(manager, account);
+      await this.secrets.insert(manager, this.secretRow(account.id, secret, now));
     });
     return { account, secret };
   }
 
   async get(id: string): Promise<Account> {
-    const account = await this.dataSource.getRepository(Account).findOneBy({ id });
+    const account = await this.accounts.findById(id);
     if (!account) throw ApiError.notFound('account');
     return account;
   }
 
-  async exists(id: string, manager: EntityManager = this.dataSource.manager): Promise<boolean> {
-    return manager.getRepository(Account).existsBy({ id });
+  async exists(id: string, manager?: EntityManager): Promise<boolean> {
+    return this.accounts.exists(id, manager);
   }
 
   async update(id: string, changes: { name?: string; webhookUrl?: string | null }): Promise<Account> {
@@ -63,7 +64,7 @@ export class AccountsService {
     account.updatedAt = new Date();
     await this.credentialChanges.change(id, async (manager) => {
       const { name, webhookUrl, updatedAt } = account;
-      await manager.update(Account, { id }, { name, webhookUrl, updatedAt });
+      await this.accounts.update(manager, id, { name, webhookUrl, updatedAt });
     });
     return account;
   }
@@ -76,18 +77,15 @@ export class AccountsService {
     return this.credentialChanges.change(
       id,
       async (manager) => {
-        const locked = await manager
-          .getRepository(Account)
-          .findOne({ where: { id }, lock: { mode: 'pessimistic_write' } });
+        const locked = await this.accounts.lockById(manager, id);
         if (!locked) throw ApiError.notFound('account');
         const now = new Date();
-        const secrets = manager.getRepository(AccountSecret);
-        await secrets.update({ accountId: id, expiresAt: MoreThan(now) }, { expiresAt: now });
+        await this.secrets.endGracePeriods(manager, id, now);
         const previousExpiresAt = new Date(now.getTime() + graceSeconds * 1000);
-        const result = await secrets.update({ accountId: id, expiresAt: IsNull() }, { expiresAt: previousExpiresAt });
+        const hadCurrent = await this.secrets.startGracePeriod(manager, id, previousExpiresAt);
         const secret = generateWebhookSecret();
-        await secrets.insert(this.secretRow(id, secret, now));
-        return { secret, previousExpiresAt: result.affected ? previousExpiresAt : null };
+        await this.secrets.insert(manager, this.secretRow(id, secret, now));
+        return { secret, previousExpiresAt: hadCurrent ? previousExpiresAt : null };
       },
       { confirm: true },
     );
@@ -109,24 +107,15 @@ export class AccountsService {
     credentialLookups.inc({ source: 'database' });
     const generation = this.credentials.generation;
     const startedAt = Date.now();
-    const rows: { account_id: string; remaining_ms: number | null }[] = await this.dataSource.query(
-      `SELECT s.account_id, (EXTRACT(EPOCH FROM s.expires_at - now()) * 1000)::float8 AS remaining_ms
-         FROM account_secrets s WHERE s.secret_hash = $1 AND ${activeSecretCondition('s')}`,
-      [hash],
-    );
-    const row = rows[0];
-    if (!row) return null;
-    this.credentials.set(key, row.account_id, row.remaining_ms, generation, startedAt);
-    return row.account_id;
+    const owner = await this.secrets.findActiveByHash(hash);
+    if (!owner) return null;
+    this.credentials.set(key, owner.accountId, owner.remainingMs, generation, startedAt);
+    return owner.accountId;
   }
 
   /** The account's webhook URL; null when it has none or does not exist. */
   async webhookUrl(accountId: string): Promise<string | null> {
-    const rows: { webhook_url: string | null }[] = await this.dataSource.query(
-      `SELECT ${webhookUrlOf('$1')} AS webhook_url`,
-      [accountId],
-    );
-    return rows[0]?.webhook_url ?? null;
+    return this.accounts.webhookUrl(accountId);
   }
 
   private checkUrl(webhookUrl: string | null): void {

@@ -9,9 +9,9 @@ import { ApiError } from 'src/common/api-error';
 import { MAX_LIMIT } from 'src/common/pagination';
 import { iso } from 'src/common/time';
 import { isUuid } from 'src/common/uuid';
-import { RetentionService } from 'src/verifications/retention.service';
 import { VerificationRedactor } from 'src/verifications/verification-redactor.service';
 import { validationError } from 'src/http/validation';
+import { RetentionService } from 'src/retention/retention.service';
 import type { WebhookEventResponseDto } from 'src/webhooks/webhook-events.dto';
 import { MAX_BULK_REDELIVERY, WebhookEventsService } from 'src/webhooks/webhook-events.service';
 

@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { AccountsModule } from 'src/accounts/accounts.module';
 import { ConfigModule } from 'src/config/config.module';
 import { DatabaseModule } from 'src/database/database.module';
+import { RetentionModule } from 'src/retention/retention.module';
 import { VerificationRedactionModule } from 'src/verifications/verification-redaction.module';
 import { WebhooksModule } from 'src/webhooks/webhooks.module';
 
@@ -11,6 +12,6 @@ import { WebhooksModule } from 'src/webhooks/webhooks.module';
  * workers to deliver.
  */
 @Module({
-  imports: [ConfigModule, DatabaseModule, AccountsModule, WebhooksModule, VerificationRedactionModule],
+  imports: [ConfigModule, DatabaseModule, AccountsModule, WebhooksModule, VerificationRedactionModule, RetentionModule],
 })
 export class CliModule {}

@@ -58,8 +58,9 @@ export interface KeysetListSpec<Row, Json> {
   accountId: string;
   limit: string | undefined;
   cursor: string | undefined;
-  table: string;
-  columns: string;
+  /** The page's source for the default one-step query; a route whose repository writes its own `select` leaves them out. */
+  table?: string;
+  columns?: string;
   /** In WHERE order, after the account and before the ranges. */
   filters: readonly KeysetFilter[];
   ranges: readonly KeysetRange[];
@@ -126,6 +127,13 @@ function oneStep(table: string, columns: string, page: PageSql): string {
   return `SELECT ${columns} FROM ${table} WHERE ${page.where} ${page.orderBy} LIMIT ${page.limit}`;
 }
 
+function pageQuery<Row, Json>(spec: KeysetListSpec<Row, Json>, page: PageSql): string {
+  if (spec.select) return spec.select(page);
+  if (spec.table === undefined || spec.columns === undefined)
+    throw new Error('a keyset list needs select, or table and columns');
+  return oneStep(spec.table, spec.columns, page);
+}
+
 /**
  * One list page: parse and check the parameters, bind the cursor to the filters, build the WHERE and
  * the keyset condition, read limit + 1 rows through `read`, and shape the page with its next cursor.
@@ -151,7 +159,7 @@ export async function keysetList<Row extends { id: string }, Json>(
     column,
     direction,
   };
-  const sql = spec.select ? spec.select(page) : oneStep(spec.table, spec.columns, page);
+  const sql = pageQuery(spec, page);
   const rows = await read(sql, params.values);
   const positionOf = (row: Row) => {
     const value = at(row);

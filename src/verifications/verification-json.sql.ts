@@ -1,6 +1,8 @@
 /**
  * A verification as the contract's JSON text, written by PostgreSQL, so that the list and detail
  * routes' Node side only joins texts (docs/performance.md, "The list page written by PostgreSQL").
+ * Select-list expressions over a verification row's columns only: the statements that use them are
+ * verification.repository.ts's.
  *
  * It MUST agree with toVerificationResponse and toVerificationDetail (verification.mapper.ts): the
  * same fields in the same order, the same values, and the bytes JSON.stringify writes for them
@@ -64,12 +66,13 @@ const FIELDS_JSON = `'{"id":"' || id
 /** toVerificationResponse's text. */
 export const VERIFICATION_JSON_SQL = `${FIELDS_JSON} || '}'`;
 
-/** toVerificationDetail's text: the verification's own, then its status_history, oldest first. */
-const DETAIL_JSON_SQL = `${FIELDS_JSON} || ',"status_history":' || (
-  SELECT coalesce('[' || string_agg(
-           '{"status":' || to_json(history.status)::text || ',"at":' || ${isoJson('history.at')}
-           || ',"version":' || history.version || '}', ',' ORDER BY history.version) || ']', '[]')
-    FROM verification_status_history history WHERE history.verification_id = verifications.id) || '}'`;
+/**
+ * toVerificationDetail's text: the verification's own, then `historyJson`, its status_history as
+ * JSON text (the history repository's fragment).
+ */
+export function verificationDetailJsonSql(historyJson: string): string {
+  return `${FIELDS_JSON} || ',"status_history":' || ${historyJson} || '}'`;
+}
 
 /** A list page's row: the verification's JSON text and its cursor key (the sort column's ISO text, the id). */
 export interface VerificationJsonRow {
@@ -82,7 +85,3 @@ export interface VerificationJsonRow {
 export function verificationJsonColumns(sortColumn: string): string {
   return `id, ${isoTextSql(sortColumn)} AS cursor_at, ${VERIFICATION_JSON_SQL} AS json`;
 }
-
-/** One verification of one account, as the detail route's JSON text, with the version read-your-writes checks. */
-export const VERIFICATION_DETAIL_SQL = `SELECT version, ${DETAIL_JSON_SQL} AS json
-  FROM verifications WHERE id = $1 AND account_id = $2`;

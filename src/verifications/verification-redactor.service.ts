@@ -1,34 +1,26 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
-import { webhookUrlOf } from 'src/accounts/account-sql';
+import { webhookUrlOf } from 'src/accounts/account.repository';
 import { ApiError } from 'src/common/api-error';
 import { SqlParams } from 'src/common/sql-params';
 import { verificationsRedacted } from 'src/verifications/redaction-metrics';
-import { ERASED_FIELDS, REDACTED_EXTERNAL_USER_ID, redactVerification } from 'src/verifications/redacted-verification';
-import type { VerificationStatusHistory } from 'src/verifications/verification-status-history.entity';
-import { VERIFICATION_COLUMNS, Verification } from 'src/verifications/verification.entity';
+import { ERASED_FIELDS, redactVerification } from 'src/verifications/redacted-verification';
+import { VerificationStatusHistoryRepository } from 'src/verifications/verification-status-history.repository';
+import type { Verification } from 'src/verifications/verification.entity';
+import { VerificationRepository, eraseVerificationsSql } from 'src/verifications/verification.repository';
 import type { VerificationDetailResponseDto } from 'src/verifications/verification-response.dto';
 import { toVerificationDetail, toVerificationResponse } from 'src/verifications/verification.mapper';
 import type { DeliveryJobSource } from 'src/webhooks/delivery-job';
-import {
-  EVENT_BODIES_OF_VERIFICATIONS_SQL,
-  type StoredEventBody,
-  redactEventBody,
-  redactEventsCte,
-} from 'src/webhooks/event-redaction';
-import { type RedactionReason, buildOutboxEvent, insertOutboxEvents, outboxJobSource } from 'src/webhooks/outbox-event';
+import { redactEventBody, redactEventsCte } from 'src/webhooks/event-redaction';
+import { type RedactionReason, buildOutboxEvent, outboxJobSource } from 'src/webhooks/outbox-event';
 import { WebhookDispatcher } from 'src/webhooks/webhook-dispatcher.service';
+import { WebhookEventRepository, insertOutboxEvents } from 'src/webhooks/webhook-event.repository';
 
-type LockedVerification = Verification & { webhookUrl: string | null };
+type WithUrl = { webhookUrl: string | null };
+type LockedVerification = Verification & WithUrl;
 
-const LOCKED_COLUMNS = `${VERIFICATION_COLUMNS}, ${webhookUrlOf('verifications.account_id')} AS "webhookUrl"`;
-
-/**
- * Past the retention window of $1 days: the age is the decision, or the last change of one never
- * decided. The expression and predicate are those of the partial index verifications_retention_idx.
- */
-const EXPIRED = `redacted_at IS NULL AND coalesce(decided_at, updated_at) < now() - make_interval(days => $1)`;
+const WITH_WEBHOOK_URL = (accountId: string) => `${webhookUrlOf(accountId)} AS "webhookUrl"`;
 
 /** PostgreSQL's deadlock_detected and serialization_failure: the transaction is safe to run again. */
 const RETRYABLE_CODES = new Set(['40P01', '40001']);
@@ -39,7 +31,7 @@ const MAX_TRIES = 3;
  * the row's personal fields (and with them the generated search column behind `q`), the frozen
  * payload of every webhook event of the verification, the response excerpts kept with their
  * attempts, and one new `verification.redacted` event per verification. The client's redact route,
- * the ops CLI and the retention pass all come through here.
+ * the ops CLI and the retention pass (src/retention/) all come through here.
  */
 @Injectable()
 export class VerificationRedactor {
@@ -48,6 +40,9 @@ export class VerificationRedactor {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly dispatcher: WebhookDispatcher,
+    private readonly verifications: VerificationRepository,
+    private readonly history: VerificationStatusHistoryRepository,
+    private readonly events: WebhookEventRepository,
   ) {}
 
   /**
@@ -60,17 +55,10 @@ export class VerificationRedactor {
     reason: RedactionReason = 'client_request',
   ): Promise<VerificationDetailResponseDto> {
     const { detail, jobs } = await this.inTransaction(async (manager) => {
-      const [row] = (await manager.query(
-        `SELECT ${LOCKED_COLUMNS} FROM verifications
-          WHERE id = $1 ${accountId === null ? '' : 'AND account_id = $2'} FOR UPDATE`,
-        accountId === null ? [id] : [id, accountId],
-      )) as LockedVerification[];
+      const row = await this.verifications.lockById<WithUrl>(manager, accountId, id, WITH_WEBHOOK_URL);
       if (!row) throw ApiError.notFound('verification');
       const { redacted, jobs } = await this.erase(manager, [row], reason);
-      const history = (await manager.query(
-        `SELECT status, at, version FROM verification_status_history WHERE verification_id = $1 ORDER BY version`,
-        [id],
-      )) as VerificationStatusHistory[];
+      const history = await this.history.ofVerification(manager, id);
       return { detail: toVerificationDetail(redacted[0] ?? row, history), jobs };
     });
     this.dispatcher.dispatch(jobs);
@@ -84,24 +72,12 @@ export class VerificationRedactor {
    */
   async redactExpired(days: number, limit: number): Promise<number> {
     const { count, jobs } = await this.inTransaction(async (manager) => {
-      const rows = (await manager.query(
-        `SELECT ${LOCKED_COLUMNS} FROM verifications
-          WHERE ${EXPIRED} ORDER BY coalesce(decided_at, updated_at) LIMIT $2 FOR UPDATE SKIP LOCKED`,
-        [days, limit],
-      )) as LockedVerification[];
+      const rows = await this.verifications.lockExpired<WithUrl>(manager, days, limit, WITH_WEBHOOK_URL);
       const { redacted, jobs } = await this.erase(manager, rows, 'retention');
       return { count: redacted.length, jobs };
     });
     this.dispatcher.dispatch(jobs);
     return count;
-  }
-
-  /** How many verifications `redactExpired` would take now, over any number of calls. */
-  async countExpired(days: number): Promise<number> {
-    const [row] = (await this.dataSource.query(`SELECT count(*)::int AS count FROM verifications WHERE ${EXPIRED}`, [
-      days,
-    ])) as { count: number }[];
-    return row.count;
   }
 
   /**
@@ -120,10 +96,11 @@ export class VerificationRedactor {
     const redacted = due.map(({ webhookUrl: _url, ...row }) => redactVerification(row, now));
     const redactedAt = new Map(redacted.map((v) => [v.id, v.redactedAt as Date]));
 
-    const stored = (await manager.query(EVENT_BODIES_OF_VERIFICATIONS_SQL, [
+    const stored = await this.events.lockBodiesOf(
+      manager,
       [...new Set(due.map((row) => row.accountId))],
       due.map((row) => row.id),
-    ])) as StoredEventBody[];
+    );
     const events = stored.flatMap((event) => {
       const at = redactedAt.get(event.verificationId);
       return at ? [{ id: event.id, at, body: redactEventBody(event.body, ERASED_FIELDS, at.toISOString()) }] : [];
@@ -138,14 +115,9 @@ export class VerificationRedactor {
     const built = changes.map((change, i) => buildOutboxEvent(change, due[i].webhookUrl, redacted[i].updatedAt));
 
     const params = new SqlParams();
-    const p = (value: unknown) => params.add(value);
     await manager.query(
       `WITH verification AS (
-         UPDATE verifications v
-            SET external_user_id = ${p(REDACTED_EXTERNAL_USER_ID)}, applicant = NULL, document = NULL,
-                metadata = '{}'::jsonb, redacted_at = r.at, updated_at = r.at
-           FROM unnest(${p(redacted.map((v) => v.id))}::uuid[], ${p(redacted.map((v) => v.updatedAt))}::timestamptz[]) AS r(id, at)
-          WHERE v.id = r.id),
+         ${eraseVerificationsSql(redacted, params)}),
        ${redactEventsCte(events, params)}
        ${insertOutboxEvents(built, params)}`,
       params.values,

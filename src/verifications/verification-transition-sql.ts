@@ -1,35 +1,36 @@
 import type { EntityManager } from 'typeorm';
-import { webhookUrlOf } from 'src/accounts/account-sql';
+import { webhookUrlOf } from 'src/accounts/account.repository';
 import type { PgPool } from 'src/database/pg-pool';
-import { VERIFICATION_COLUMNS, type Verification } from 'src/verifications/verification.entity';
-import { insertOutboxEventFrom, outboxEventValues } from 'src/webhooks/outbox-event';
+import { insertStatusHistoryFromSql } from 'src/verifications/verification-status-history.repository';
+import {
+  UPDATE_IF_UNCHANGED_PARAMS,
+  updateIfUnchangedSql,
+  updateIfUnchangedValues,
+  verificationByIdSql,
+} from 'src/verifications/verification.repository';
+import type { Verification } from 'src/verifications/verification.entity';
+import { insertOutboxEventFrom, outboxEventValues } from 'src/webhooks/webhook-event.repository';
 import type { WebhookEvent } from 'src/webhooks/webhook-event.entity';
 
 /** A verification as a status change reads it: the row, with its account's webhook URL for the event. */
 export type TransitionSource = Verification & { webhookUrl: string | null };
 
-const READ_SQL = `
-  SELECT ${VERIFICATION_COLUMNS}, ${webhookUrlOf('verifications.account_id')} AS "webhookUrl"
-    FROM verifications WHERE id = $1`;
+const READ_SQL = verificationByIdSql((accountId) => `${webhookUrlOf(accountId)} AS "webhookUrl"`);
 
 /**
- * The change, its history row and its webhook event, written only if the row is still as it was
- * read: the same version (every status change bumps it) and not redacted (redaction bumps no
- * version, and a change read before it would write the erased applicant back). Nothing is written
- * unless the update is. One row back when written, none when another change or a redaction won.
+ * The change, its history row and its webhook event, composed from the three owners' fragments into
+ * one statement, written only if the row is still as it was read: the same version (every status
+ * change bumps it) and not redacted (redaction bumps no version, and a change read before it would
+ * write the erased applicant back). Nothing is written unless the update is. One row back when
+ * written, none when another change or a redaction won.
  */
 const WRITE_SQL = `
   WITH updated AS (
-    UPDATE verifications
-       SET status = $3, version = version + 1, updated_at = $4, submitted_at = $5, decided_at = $6,
-           rejection_reasons = $7::text[], applicant = $8::jsonb, document = $9::jsonb
-     WHERE id = $1 AND version = $2 AND redacted_at IS NULL
-    RETURNING id, version, status, updated_at),
+    ${updateIfUnchangedSql()}),
   history AS (
-    INSERT INTO verification_status_history (verification_id, version, status, at)
-    SELECT id, version, status, updated_at FROM updated),
+    ${insertStatusHistoryFromSql('updated')}),
   outbox AS (
-    ${insertOutboxEventFrom('updated', 10)})
+    ${insertOutboxEventFrom('updated', UPDATE_IF_UNCHANGED_PARAMS + 1)})
   SELECT version FROM updated`;
 
 /** The reads and writes of one try at a status change. */
@@ -40,19 +41,7 @@ export interface TransitionStatements {
 }
 
 function writeValues(read: Verification, next: Verification, event: WebhookEvent): unknown[] {
-  const json = (value: object | null) => (value === null ? null : JSON.stringify(value));
-  return [
-    next.id,
-    read.version,
-    next.status,
-    next.updatedAt,
-    next.submittedAt,
-    next.decidedAt,
-    next.rejectionReasons,
-    json(next.applicant),
-    json(next.document),
-    ...outboxEventValues(event),
-  ];
+  return [...updateIfUnchangedValues(read, next), ...outboxEventValues(event)];
 }
 
 /**

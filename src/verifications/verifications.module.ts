@@ -4,6 +4,7 @@ import { AccountsModule } from 'src/accounts/accounts.module';
 import { cursorCodecProvider } from 'src/common/cursor.provider';
 import { DatabaseModule } from 'src/database/database.module';
 import { VerificationRedactionModule } from 'src/verifications/verification-redaction.module';
+import { VerificationRepositoriesModule } from 'src/verifications/verification-repositories.module';
 import { InternalVerificationsController } from 'src/verifications/internal-verifications.controller';
 import { PublicVerificationsController } from 'src/verifications/public-verifications.controller';
 import { VerificationStatusHistory } from 'src/verifications/verification-status-history.entity';
@@ -18,6 +19,7 @@ import { WebhooksModule } from 'src/webhooks/webhooks.module';
     DatabaseModule,
     AccountsModule,
     WebhooksModule,
+    VerificationRepositoriesModule,
     VerificationRedactionModule,
   ],
   controllers: [PublicVerificationsController, InternalVerificationsController],

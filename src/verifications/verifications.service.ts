@@ -6,9 +6,9 @@ import { AccountsService } from 'src/accounts/accounts.service';
 import { ApiError } from 'src/common/api-error';
 import { PgPool } from 'src/database/pg-pool';
 import { onPrimary, onReplica } from 'src/database/read-replica';
-import { VerificationStatusHistory } from 'src/verifications/verification-status-history.entity';
+import { VerificationStatusHistoryRepository } from 'src/verifications/verification-status-history.repository';
 import { Verification } from 'src/verifications/verification.entity';
-import { VERIFICATION_DETAIL_SQL } from 'src/verifications/verification-json.sql';
+import { VerificationRepository } from 'src/verifications/verification.repository';
 import type { VerificationResponseDto } from 'src/verifications/verification-response.dto';
 import { toVerificationResponse } from 'src/verifications/verification.mapper';
 import { mergeApplicant } from 'src/verifications/verification-transition';
@@ -17,16 +17,13 @@ import { transitionWithRetries } from 'src/verifications/verification-transition
 import type { CreateVerificationDto, TransitionVerificationDto } from 'src/verifications/verifications.dto';
 import { WebhookDispatcher } from 'src/webhooks/webhook-dispatcher.service';
 
-interface DetailRow {
-  version: number;
-  json: string;
-}
-
 @Injectable()
 export class VerificationsService {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly pool: PgPool,
+    private readonly verifications: VerificationRepository,
+    private readonly history: VerificationStatusHistoryRepository,
     private readonly accounts: AccountsService,
     @Inject(WebhookDispatcher) private readonly dispatcher: WebhookDispatcher,
   ) {}
@@ -52,13 +49,8 @@ export class VerificationsService {
       redactedAt: null,
     } satisfies Verification);
     await this.dataSource.transaction(async (manager) => {
-      await manager.insert(Verification, verification);
-      await manager.insert(VerificationStatusHistory, {
-        verificationId: verification.id,
-        version: 1,
-        status: 'pending',
-        at: now,
-      });
+      await this.verifications.insert(manager, verification);
+      await this.history.insert(manager, { verificationId: verification.id, version: 1, status: 'pending', at: now });
     });
     return toVerificationResponse(verification);
   }
@@ -78,15 +70,12 @@ export class VerificationsService {
   }
 
   /**
-   * The detail's JSON text, written by PostgreSQL in one statement (verification-json.sql.ts). Read on
+   * The detail's JSON text, written by PostgreSQL in one statement (verification.repository.ts). Read on
    * a replica; with `minVersion` (read-your-writes), a replica that has not yet applied that version
    * (or the verification at all) is passed over for the primary.
    */
   async getForAccount(accountId: string, id: string, minVersion?: number): Promise<string> {
-    const read = async (manager: EntityManager): Promise<DetailRow | null> => {
-      const [row] = (await manager.query(VERIFICATION_DETAIL_SQL, [id, accountId])) as DetailRow[];
-      return row ?? null;
-    };
+    const read = (manager: EntityManager) => this.verifications.detail(manager, accountId, id);
     let found = await onReplica(this.dataSource, read);
     if (minVersion !== undefined && (found === null || found.version < minVersion)) {
       found = await onPrimary(this.dataSource, read);

@@ -1,4 +1,3 @@
-import { webhookUrlOf } from 'src/accounts/account-sql';
 import type { DeliveryResult } from 'src/webhooks/webhook-http.client';
 
 /**
@@ -77,19 +76,6 @@ export function deliveryJob(source: DeliveryJobSource): DeliveryJob {
     data,
     opts: { jobId: deliveryJobId(data) },
   };
-}
-
-/**
- * The same source read by SQL from the webhook_events row `e` (its body parsed once, by the
- * lateral `p`): for the sweeper and redeliveries. Use with `jobSourceFrom('e')` in FROM.
- */
-export const JOB_SOURCE_COLUMNS = `e.id, e.cycle, e.type, e.account_id AS "accountId", e.verification_id AS "verificationId",
-  coalesce(p.payload ->> 'test' = 'true', false) AS test, p.payload #>> '{data,previous_status}' AS "previousStatus",
-  p.payload #>> '{data,verification,status}' AS status, p.payload #>> '{data,reason}' AS reason,
-  ${webhookUrlOf('e.account_id')} AS "webhookUrl"`;
-
-export function jobSourceFrom(rows: string): string {
-  return `${rows} e CROSS JOIN LATERAL (SELECT e.body::jsonb AS payload) p`;
 }
 
 /** `825 ms`, `5s`, `30m`, `2h`, `2h 30m`: how far off the next attempt is. */

@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { activeSecretCiphertextsOf, webhookUrlOf } from 'src/accounts/account-sql';
+import { activeSecretCiphertextsOf } from 'src/accounts/account-secret.repository';
+import { webhookUrlOf } from 'src/accounts/account.repository';
 import { cachedDecryptor } from 'src/accounts/secret-crypto';
 import { MicroBatcher } from 'src/webhooks/micro-batcher';
 import type { AppConfig } from 'src/config/app-config';
@@ -7,6 +8,8 @@ import { APP_CONFIG } from 'src/config/config.module';
 import { PgPool } from 'src/database/pg-pool';
 import type { DeliveryStatus, WebhookEvent } from 'src/webhooks/webhook-event.entity';
 import { NO_WEBHOOK_URL } from 'src/webhooks/outbox-event';
+import { insertAttemptsFromSql } from 'src/webhooks/webhook-attempt.repository';
+import { WebhookEventRepository, dueEventsSql, recordAttemptsSql } from 'src/webhooks/webhook-event.repository';
 
 /** What one delivery needs, read in one round trip: the event, its account's URL and active secrets. */
 export type DueEvent = Pick<
@@ -40,48 +43,33 @@ export interface AttemptRecord {
   responseBody: string | null;
 }
 
-// Every delivery that reaches this step in the same turn of the event loop is read in one go.
-const LOAD_SQL = `
-  SELECT e.id, e.account_id AS "accountId", e.body, e.created_at AS "createdAt", e.delivery_status AS "deliveryStatus",
-         e.cycle, e.cycle_attempts AS "cycleAttempts", e.next_attempt_at AS "nextAttemptAt", e.last_error AS "lastError",
-         ${webhookUrlOf('e.account_id')} AS "webhookUrl", ${activeSecretCiphertextsOf('e.account_id')} AS "secretCiphertexts"
-    FROM webhook_events e
-   WHERE e.id = ANY($1::uuid[])`;
+// Every delivery that reaches this step in the same turn of the event loop is read in one go: the
+// events with their accounts' webhook URL and active secrets.
+const LOAD_SQL = dueEventsSql(
+  (accountId) =>
+    `${webhookUrlOf(accountId)} AS "webhookUrl", ${activeSecretCiphertextsOf(accountId)} AS "secretCiphertexts"`,
+);
 
 // One statement for a batch of attempts, so atomic without a transaction: each event's new state
 // and its attempt row, or nothing for an event that moved on meanwhile (no row updated, none
-// inserted). Returns the (1-based) positions of the attempts that were recorded. An attempt that was
-// in flight while its verification was redacted keeps no response excerpt (it may echo the old body).
+// inserted). Returns the (1-based) positions of the attempts that were recorded.
 const RECORD_SQL = `
   WITH input AS (
     SELECT * FROM unnest($1::uuid[], $2::integer[], $3::timestamptz[], $4::integer[], $5::varchar[], $6::varchar[],
                          $7::timestamptz[], $8::integer[], $9::varchar[])
       WITH ORDINALITY AS t(id, cycle, at, response_status, error, status, next_attempt_at, duration_ms, response_body, n)),
   updated AS (
-    UPDATE webhook_events e
-       SET attempt_count = e.attempt_count + 1, cycle_attempts = e.cycle_attempts + 1,
-           last_attempt_at = i.at, last_response_status = i.response_status, last_error = i.error,
-           delivery_status = i.status, next_attempt_at = i.next_attempt_at,
-           delivered_at = CASE WHEN i.status = 'delivered' THEN now() ELSE e.delivered_at END
-      FROM input i
-     WHERE e.id = i.id AND e.cycle = i.cycle AND e.delivery_status = 'pending'
-    RETURNING e.id, e.attempt_count, i.at, i.response_status, i.duration_ms, i.error,
-              CASE WHEN e.redacted_at IS NULL THEN i.response_body END AS response_body, i.n),
+    ${recordAttemptsSql('input')}),
   inserted AS (
-    INSERT INTO webhook_attempts (event_id, number, at, response_status, duration_ms, error, response_body)
-    SELECT id, attempt_count, at, response_status, duration_ms, error, response_body FROM updated)
+    ${insertAttemptsFromSql('updated')})
   SELECT n FROM updated`;
-
-const FAIL_WITHOUT_URL_SQL = `
-  UPDATE webhook_events SET delivery_status = 'failed', last_error = $3, next_attempt_at = NULL
-   WHERE id = $1 AND cycle = $2 AND delivery_status = 'pending'`;
 
 /** Waits between tries to record a delivery that succeeded, before giving up and letting the job retry. */
 const RECORD_RETRY_WAITS_MS = [200, 1_000, 3_000];
 
 /**
- * The delivery worker's reads and writes of webhook_events and webhook_attempts. The two statements
- * every delivery runs are prepared statements on the raw pool, each run for a whole batch of
+ * The delivery worker's reads and writes of its events and attempts, composed from the fragments of
+ * the repositories that own those tables and the account's. The two statements every delivery runs are prepared statements on the raw pool, each run for a whole batch of
  * deliveries: PostgreSQL round trips were the largest cost per delivery in bench:webhooks.
  */
 @Injectable()
@@ -99,6 +87,7 @@ export class DeliveryStore {
 
   constructor(
     private readonly pool: PgPool,
+    private readonly events: WebhookEventRepository,
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
     this.decrypt = cachedDecryptor(config.secretEncryptionKey);
@@ -140,7 +129,7 @@ export class DeliveryStore {
 
   /** An account without a webhook URL: the event fails with no attempt. */
   async failWithoutUrl(event: Pick<DueEvent, 'id' | 'cycle'>): Promise<void> {
-    await this.pool.query(FAIL_WITHOUT_URL_SQL, [event.id, event.cycle, NO_WEBHOOK_URL]);
+    await this.events.failCycle(event, NO_WEBHOOK_URL);
   }
 
   private async loadMany(ids: string[]): Promise<(DueEvent | undefined)[]> {

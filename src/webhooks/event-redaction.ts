@@ -1,4 +1,6 @@
 import type { SqlParams } from 'src/common/sql-params';
+import { dropResponseExcerptsSql } from 'src/webhooks/webhook-attempt.repository';
+import { rewriteEventBodiesSql } from 'src/webhooks/webhook-event.repository';
 
 /** The personal fields of a verification in its contract JSON, as a redaction leaves them. */
 export interface ErasedVerificationFields {
@@ -29,23 +31,6 @@ export function redactEventBody(body: string, erased: ErasedVerificationFields, 
   return JSON.stringify(payload);
 }
 
-/** A stored event of a verification being redacted: its id and the body to rewrite. */
-export interface StoredEventBody {
-  id: string;
-  verificationId: string;
-  body: string;
-}
-
-/**
- * The bodies of every event of the given verifications (of the given accounts), locked in id order
- * so that two erasures touching the same events cannot deadlock each other. $1 account ids, $2
- * verification ids. (test/retention.e2e-spec.ts finds workers waiting on this statement by its text.)
- */
-export const EVENT_BODIES_OF_VERIFICATIONS_SQL = `
-  SELECT id, verification_id AS "verificationId", body FROM webhook_events
-   WHERE account_id = ANY($1::uuid[]) AND verification_id = ANY($2::uuid[])
-   ORDER BY id FOR UPDATE`;
-
 /**
  * CTE members (`name AS (…), …`) for the caller's erasure statement: each event's rewritten body
  * and `redacted_at`, and the response excerpts of its attempts dropped (a receiver may have echoed
@@ -55,10 +40,7 @@ export const EVENT_BODIES_OF_VERIFICATIONS_SQL = `
 export function redactEventsCte(events: { id: string; body: string; at: Date }[], params: SqlParams): string {
   const ids = params.add(events.map((event) => event.id));
   return `event_payload AS (
-      UPDATE webhook_events e SET body = r.body, redacted_at = r.at
-        FROM unnest(${ids}::uuid[], ${params.add(events.map((event) => event.body))}::text[],
-                    ${params.add(events.map((event) => event.at))}::timestamptz[]) AS r(id, body, at)
-       WHERE e.id = r.id),
+      ${rewriteEventBodiesSql(ids, events, params)}),
     attempt_excerpt AS (
-      UPDATE webhook_attempts SET response_body = NULL WHERE event_id = ANY(${ids}::uuid[]) AND response_body IS NOT NULL)`;
+      ${dropResponseExcerptsSql(ids)})`;
 }

@@ -1,5 +1,4 @@
 import { v7 as uuidv7 } from 'uuid';
-import type { SqlParams } from 'src/common/sql-params';
 import type { DeliveryJobSource } from 'src/webhooks/delivery-job';
 import { WebhookEvent } from 'src/webhooks/webhook-event.entity';
 
@@ -38,7 +37,7 @@ function isRedaction(change: OutboxChange): change is Redaction {
 /**
  * The outbox event row for a change to an account whose webhook URL is `webhookUrl`, not yet
  * written: every webhook event is built here, with its payload frozen, so a delivery never reads
- * the verification again.
+ * the verification again. Its row is written by the webhook-event repository's outbox inserts.
  */
 export function buildOutboxEvent(change: OutboxChange, webhookUrl: string | null, at: Date = new Date()): WebhookEvent {
   const id = uuidv7();
@@ -93,43 +92,4 @@ export function outboxJobSource(
     reason: redaction ? change.reason : null,
     webhookUrl,
   };
-}
-
-type ColumnValue = (event: WebhookEvent) => string | Date | null;
-
-/** The columns `insertOutboxEvents` writes, in its order; the others take their defaults. */
-const INSERTED: readonly (readonly [string, string, ColumnValue])[] = [
-  ['id', 'uuid', (e) => e.id],
-  ['account_id', 'uuid', (e) => e.accountId],
-  ['verification_id', 'uuid', (e) => e.verificationId],
-  ['type', 'varchar', (e) => e.type],
-  ['body', 'text', (e) => e.body],
-  ['created_at', 'timestamptz', (e) => e.createdAt],
-  ['delivery_status', 'varchar', (e) => e.deliveryStatus],
-  ['last_error', 'varchar', (e) => e.lastError],
-  ['next_attempt_at', 'timestamptz', (e) => e.nextAttemptAt],
-];
-
-const INSERT_INTO = `INSERT INTO webhook_events (${INSERTED.map(([column]) => column).join(', ')})`;
-
-/**
- * `INSERT INTO webhook_events … SELECT … FROM <source>` with an event's columns as the parameters
- * $first, $first + 1, …, bound to `outboxEventValues(event)`: a statement for the caller's CTE that
- * writes the event once per row of `source`, so it commits with the change that produced it, in the
- * same round trip, or not at all. One text for every event, so the statement can be prepared once.
- */
-export function insertOutboxEventFrom(source: string, first: number): string {
-  const values = INSERTED.map(([, type], i) => `$${first + i}::${type}`);
-  return `${INSERT_INTO} SELECT ${values.join(', ')} FROM ${source}`;
-}
-
-/** The parameters of `insertOutboxEventFrom`, in its order. */
-export function outboxEventValues(event: WebhookEvent): (string | Date | null)[] {
-  return INSERTED.map(([, , value]) => value(event));
-}
-
-/** `INSERT INTO webhook_events … SELECT … FROM unnest(…)`: many built events in one statement. */
-export function insertOutboxEvents(events: WebhookEvent[], params: SqlParams): string {
-  const arrays = INSERTED.map(([, type, value]) => `${params.add(events.map((event) => value(event)))}::${type}[]`);
-  return `${INSERT_INTO} SELECT * FROM unnest(${arrays.join(', ')})`;
 }

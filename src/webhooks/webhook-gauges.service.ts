@@ -1,9 +1,8 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import type { Queue } from 'bull';
-import { DataSource } from 'typeorm';
 import type { AppConfig } from 'src/config/app-config';
 import { APP_CONFIG } from 'src/config/config.module';
+import { WebhookEventRepository } from 'src/webhooks/webhook-event.repository';
 import { webhookOutboxBacklog, webhookQueueDepth } from 'src/webhooks/webhook-metrics';
 import { DELIVERY_PRODUCER } from 'src/webhooks/webhook-queue.constants';
 
@@ -19,7 +18,7 @@ export class WebhookGauges implements OnApplicationBootstrap, BeforeApplicationS
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly events: WebhookEventRepository,
     @Inject(DELIVERY_PRODUCER) private readonly queue: Queue,
   ) {}
 
@@ -35,10 +34,7 @@ export class WebhookGauges implements OnApplicationBootstrap, BeforeApplicationS
   }
 
   async update(): Promise<void> {
-    const [{ count }] = (await this.dataSource.query(
-      `SELECT count(*)::int AS count FROM webhook_events WHERE delivery_status = 'pending' AND next_attempt_at <= now()`,
-    )) as { count: number }[];
-    webhookOutboxBacklog.set(count);
+    webhookOutboxBacklog.set(await this.events.countDue());
     const counts = await this.queue.getJobCounts();
     for (const state of ['waiting', 'active', 'delayed', 'failed'] as const)
       webhookQueueDepth.set({ state }, counts[state]);

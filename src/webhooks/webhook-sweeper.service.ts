@@ -3,7 +3,8 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { Queue } from 'bull';
 import { DataSource } from 'typeorm';
 import { WebhookDispatcher } from 'src/webhooks/webhook-dispatcher.service';
-import { type DeliveryJobSource, JOB_SOURCE_COLUMNS, deliveryJobId, jobSourceFrom } from 'src/webhooks/delivery-job';
+import { type DeliveryJobSource, deliveryJobId } from 'src/webhooks/delivery-job';
+import { WebhookEventRepository } from 'src/webhooks/webhook-event.repository';
 import { DELIVERY_PRODUCER } from 'src/webhooks/webhook-queue.constants';
 
 /** An event is relayed once it is this late: well past the enqueue after commit or a Bull delay. */
@@ -23,6 +24,7 @@ export class WebhookSweeper {
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly events: WebhookEventRepository,
     @Inject(DELIVERY_PRODUCER) private readonly queue: Queue,
     private readonly dispatcher: WebhookDispatcher,
   ) {}
@@ -34,12 +36,7 @@ export class WebhookSweeper {
         locked: boolean;
       }[];
       if (!locked) return 0;
-      const due: DeliveryJobSource[] = await manager.query(
-        `SELECT ${JOB_SOURCE_COLUMNS} FROM ${jobSourceFrom('webhook_events')}
-          WHERE e.delivery_status = 'pending' AND e.next_attempt_at < now() - make_interval(secs => $1)
-          ORDER BY e.next_attempt_at LIMIT $2`,
-        [OVERDUE_MS / 1000, BATCH],
-      );
+      const due = await this.events.overdue(manager, OVERDUE_MS / 1000, BATCH);
       const missing: DeliveryJobSource[] = [];
       for (const event of due) {
         const job = await this.queue.getJob(deliveryJobId({ eventId: event.id, cycle: event.cycle }));

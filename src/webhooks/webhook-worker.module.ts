@@ -12,6 +12,7 @@ import { WebhookHttpClient } from 'src/webhooks/webhook-http.client';
 import { deliveryQueueOptions } from 'src/webhooks/webhook-queue.factory';
 import { DELIVERY_QUEUE } from 'src/webhooks/webhook-queue.constants';
 import { WebhookQueueModule } from 'src/webhooks/webhook-queue.module';
+import { WebhookRepositoriesModule } from 'src/webhooks/webhook-repositories.module';
 import { WebhookDispatcher } from 'src/webhooks/webhook-dispatcher.service';
 import { WebhookSweeper } from 'src/webhooks/webhook-sweeper.service';
 import { WebhookWorker } from 'src/webhooks/webhook-worker.service';
@@ -24,6 +25,7 @@ const SLOT_MARGIN_MS = 15_000;
   imports: [
     DatabaseModule,
     WebhookQueueModule,
+    WebhookRepositoriesModule,
     BullModule.registerQueueAsync({
       name: DELIVERY_QUEUE,
       inject: [APP_CONFIG],

@@ -11,6 +11,7 @@ import { WebhookEventsController } from 'src/webhooks/webhook-events.controller'
 import { WebhookEventsService } from 'src/webhooks/webhook-events.service';
 import { WebhookOutboxService } from 'src/webhooks/webhook-outbox.service';
 import { WebhookQueueModule } from 'src/webhooks/webhook-queue.module';
+import { WebhookRepositoriesModule } from 'src/webhooks/webhook-repositories.module';
 
 /**
  * The webhooks feature as the API runs it: the outbox a status change writes into, the dispatcher
@@ -22,6 +23,7 @@ import { WebhookQueueModule } from 'src/webhooks/webhook-queue.module';
     TypeOrmModule.forFeature([WebhookEvent, WebhookAttempt]),
     AccountsModule,
     WebhookQueueModule,
+    WebhookRepositoriesModule,
     RateLimitModule,
   ],
   controllers: [WebhookEventsController],

@@ -1,4 +1,5 @@
-import { buildOutboxEvent, insertOutboxEventFrom, NO_WEBHOOK_URL, outboxEventValues } from 'src/webhooks/outbox-event';
+import { buildOutboxEvent, NO_WEBHOOK_URL } from 'src/webhooks/outbox-event';
+import { insertOutboxEventFrom, outboxEventValues } from 'src/webhooks/webhook-event.repository';
 
 const AT = new Date('2026-11-23T12:00:00.000Z');
 const change = {

@@ -1,7 +1,7 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import type { AppConfig } from 'src/config/app-config';
 import { APP_CONFIG } from 'src/config/config.module';
-import { RetentionService } from 'src/verifications/retention.service';
+import { RetentionService } from 'src/retention/retention.service';
 
 /**
  * The worker role's retention schedule: a pass every RETENTION_INTERVAL_MS (one at a time per

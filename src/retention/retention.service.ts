@@ -2,7 +2,9 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { AppConfig } from 'src/config/app-config';
 import { APP_CONFIG } from 'src/config/config.module';
 import { VerificationRedactor } from 'src/verifications/verification-redactor.service';
-import { WebhookEventRetention } from 'src/webhooks/webhook-event-retention.service';
+import { VerificationRepository } from 'src/verifications/verification.repository';
+import { WebhookEventRepository } from 'src/webhooks/webhook-event.repository';
+import { webhookEventsDeleted } from 'src/webhooks/webhook-metrics';
 
 /** Verifications redacted per transaction: each batch holds its row locks for a fraction of a second. */
 export const REDACT_BATCH = 200;
@@ -20,7 +22,8 @@ export interface RetentionCounts {
  * The retention policy: verifications past PII_RETENTION_DAYS are redacted (reason `retention`),
  * delivered and failed webhook events past WEBHOOK_EVENT_RETENTION_DAYS are deleted with their
  * attempts; a pending event never is. Work goes in small batches, each its own transaction over rows
- * taken with SKIP LOCKED, so any number of workers can run passes at once.
+ * taken with SKIP LOCKED, so any number of workers can run passes at once. The owners do the work:
+ * the redactor erases (and announces) each batch, the event repository deletes.
  */
 @Injectable()
 export class RetentionService {
@@ -29,7 +32,8 @@ export class RetentionService {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly redactor: VerificationRedactor,
-    private readonly events: WebhookEventRetention,
+    private readonly verifications: VerificationRepository,
+    private readonly events: WebhookEventRepository,
   ) {}
 
   get enabled(): boolean {
@@ -65,7 +69,8 @@ export class RetentionService {
     const days = this.config.webhookEventRetentionDays;
     if (days > 0) {
       for (let n = DELETE_BATCH; n === DELETE_BATCH && keepGoing();) {
-        n = await this.events.deleteExpired(days, DELETE_BATCH);
+        n = await this.events.deleteFinishedOlderThan(days, DELETE_BATCH);
+        webhookEventsDeleted.inc(n);
         counts.webhookEvents += n;
       }
     }
@@ -84,8 +89,8 @@ export class RetentionService {
     const pii = this.config.piiRetentionDays;
     const days = this.config.webhookEventRetentionDays;
     return {
-      verifications: pii > 0 ? await this.redactor.countExpired(pii) : 0,
-      webhookEvents: days > 0 ? await this.events.countExpired(days) : 0,
+      verifications: pii > 0 ? await this.verifications.countExpired(pii) : 0,
+      webhookEvents: days > 0 ? await this.events.countFinishedOlderThan(days) : 0,
     };
   }
 }

@@ -1,0 +1,307 @@
+import type { DataSource, EntityManager } from 'typeorm';
+import { webhookUrlOf } from 'src/accounts/account.repository';
+import { parseCommaList } from 'src/common/comma-list';
+import {
+  type KeysetBounds,
+  type KeysetFilter,
+  type KeysetSort,
+  type PageSql,
+  filter,
+  whereClauses,
+} from 'src/common/keyset-list';
+import { SqlParams } from 'src/common/sql-params';
+import type { PgPool } from 'src/database/pg-pool';
+import { onReplica } from 'src/database/read-replica';
+import type { DeliveryJobSource } from 'src/webhooks/delivery-job';
+import { WebhookEvent } from 'src/webhooks/webhook-event.entity';
+
+const COLUMNS = `id, account_id AS "accountId", verification_id AS "verificationId", type, body, created_at AS "createdAt",
+  delivery_status AS "deliveryStatus", attempt_count AS "attemptCount", cycle, cycle_attempts AS "cycleAttempts",
+  last_attempt_at AS "lastAttemptAt", last_response_status AS "lastResponseStatus", last_error AS "lastError",
+  next_attempt_at AS "nextAttemptAt", delivered_at AS "deliveredAt"`;
+
+type ColumnValue = (event: WebhookEvent) => string | Date | null;
+
+/** The columns an outbox insert writes, in its order; the others take their defaults. */
+const INSERTED: readonly (readonly [string, string, ColumnValue])[] = [
+  ['id', 'uuid', (e) => e.id],
+  ['account_id', 'uuid', (e) => e.accountId],
+  ['verification_id', 'uuid', (e) => e.verificationId],
+  ['type', 'varchar', (e) => e.type],
+  ['body', 'text', (e) => e.body],
+  ['created_at', 'timestamptz', (e) => e.createdAt],
+  ['delivery_status', 'varchar', (e) => e.deliveryStatus],
+  ['last_error', 'varchar', (e) => e.lastError],
+  ['next_attempt_at', 'timestamptz', (e) => e.nextAttemptAt],
+];
+
+const INSERT_INTO = `INSERT INTO webhook_events (${INSERTED.map(([column]) => column).join(', ')})`;
+
+/**
+ * An event read back as the queue needs it, from the webhook_events rows `rows` (its body parsed
+ * once, by the lateral `p`), with the given extra columns of `e`: for the sweeper and redeliveries.
+ */
+function jobSourcesFrom(rows: string, extra?: string): string {
+  return `SELECT e.id, e.cycle, e.type, e.account_id AS "accountId", e.verification_id AS "verificationId",
+  coalesce(p.payload ->> 'test' = 'true', false) AS test, p.payload #>> '{data,previous_status}' AS "previousStatus",
+  p.payload #>> '{data,verification,status}' AS status, p.payload #>> '{data,reason}' AS reason,
+  ${webhookUrlOf('e.account_id')} AS "webhookUrl"${extra ? `, ${extra}` : ''}
+  FROM ${rows} e CROSS JOIN LATERAL (SELECT e.body::jsonb AS payload) p`;
+}
+
+/** A fresh delivery cycle: the full schedule again, same id and body; attempt_count keeps counting. */
+const NEW_CYCLE = `delivery_status = 'pending', cycle = cycle + 1, cycle_attempts = 0, next_attempt_at = now()`;
+
+// `<> 'pending'` rather than IN (…): the partial index webhook_events_retention_idx has this predicate.
+const AGED_EVENTS = `delivery_status <> 'pending' AND created_at < now() - make_interval(days => $1)`;
+
+/** A stored event of a verification being redacted: its id and the body to rewrite. */
+export interface StoredEventBody {
+  id: string;
+  verificationId: string;
+  body: string;
+}
+
+/**
+ * `INSERT INTO webhook_events … SELECT … FROM <source>` with an event's columns as the parameters
+ * $first, $first + 1, …, bound to `outboxEventValues(event)`: a statement for the caller's CTE that
+ * writes the event once per row of `source`, so it commits with the change that produced it, in the
+ * same round trip, or not at all. One text for every event, so the statement can be prepared once.
+ */
+export function insertOutboxEventFrom(source: string, first: number): string {
+  const values = INSERTED.map(([, type], i) => `$${first + i}::${type}`);
+  return `${INSERT_INTO} SELECT ${values.join(', ')} FROM ${source}`;
+}
+
+/** The parameters of `insertOutboxEventFrom`, in its order. */
+export function outboxEventValues(event: WebhookEvent): (string | Date | null)[] {
+  return INSERTED.map(([, , value]) => value(event));
+}
+
+/** `INSERT INTO webhook_events … SELECT … FROM unnest(…)`: many built events in one statement. */
+export function insertOutboxEvents(events: WebhookEvent[], params: SqlParams): string {
+  const arrays = INSERTED.map(([, type, value]) => `${params.add(events.map((event) => value(event)))}::${type}[]`);
+  return `${INSERT_INTO} SELECT * FROM unnest(${arrays.join(', ')})`;
+}
+
+/** The delivery log is newest first, and has no sort parameter. */
+export const NEWEST_FIRST: KeysetSort<WebhookEvent> = {
+  column: 'created_at',
+  direction: 'DESC',
+  at: (row) => row.createdAt,
+};
+
+/** `delivery_status` given as a comma-separated list: the list route's filter and the bulk replay's. */
+export function deliveryStatusFilter(raw: string | undefined): KeysetFilter {
+  return filter(
+    'statuses',
+    parseCommaList(raw),
+    (statuses, params) => `delivery_status = ANY(${params.add(statuses)}::varchar[])`,
+  );
+}
+
+export function verificationFilter(verificationId: string | undefined): KeysetFilter {
+  return filter('verificationId', verificationId, (id, params) => `verification_id = ${params.add(id)}`);
+}
+
+/** A delivery-log page's statement, around the WHERE, ORDER BY and LIMIT keysetList built. */
+export function webhookEventPageSql(page: PageSql): string {
+  return `SELECT ${COLUMNS} FROM webhook_events WHERE ${page.where} ${page.orderBy} LIMIT ${page.limit}`;
+}
+
+/**
+ * The select of due events by id ($1, a uuid[]) with `accountColumns`, the caller's select-list
+ * items over the account id `e.account_id`: one round trip for what a delivery needs.
+ */
+export function dueEventsSql(accountColumns: (accountId: string) => string): string {
+  return `
+SELECT e.id, e.account_id AS "accountId", e.body, e.created_at AS "createdAt", e.delivery_status AS "deliveryStatus",
+       e.cycle, e.cycle_attempts AS "cycleAttempts", e.next_attempt_at AS "nextAttemptAt", e.last_error AS "lastError",
+       ${accountColumns('e.account_id')}
+  FROM webhook_events e
+ WHERE e.id = ANY($1::uuid[])`;
+}
+
+/**
+ * The update of each event an attempt of `input` is for (columns id, cycle, at, response_status,
+ * error, status, next_attempt_at, duration_ms, response_body, n), if it is still pending in that
+ * cycle. Returns the event's id and new attempt_count with the attempt's columns: an attempt that
+ * was in flight while its verification was redacted keeps no response excerpt (it may echo the
+ * old body).
+ */
+export function recordAttemptsSql(input: string): string {
+  return `UPDATE webhook_events e
+     SET attempt_count = e.attempt_count + 1, cycle_attempts = e.cycle_attempts + 1,
+         last_attempt_at = i.at, last_response_status = i.response_status, last_error = i.error,
+         delivery_status = i.status, next_attempt_at = i.next_attempt_at,
+         delivered_at = CASE WHEN i.status = 'delivered' THEN now() ELSE e.delivered_at END
+    FROM ${input} i
+   WHERE e.id = i.id AND e.cycle = i.cycle AND e.delivery_status = 'pending'
+  RETURNING e.id, e.attempt_count, i.at, i.response_status, i.duration_ms, i.error,
+            CASE WHEN e.redacted_at IS NULL THEN i.response_body END AS response_body, i.n`;
+}
+
+/** The update, for the caller's CTE, that rewrites each event's body and sets its `redacted_at`; `ids` is their placeholder. */
+export function rewriteEventBodiesSql(ids: string, events: { body: string; at: Date }[], params: SqlParams): string {
+  return `UPDATE webhook_events e SET body = r.body, redacted_at = r.at
+      FROM unnest(${ids}::uuid[], ${params.add(events.map((event) => event.body))}::text[],
+                  ${params.add(events.map((event) => event.at))}::timestamptz[]) AS r(id, body, at)
+     WHERE e.id = r.id`;
+}
+
+/**
+ * Every statement on `webhook_events`. Methods take the caller's transaction where they are part of
+ * one, or return a fragment (SQL text and the order of its parameters) that the caller composes
+ * into its single statement: the status change's and the redaction's outbox inserts, the delivery
+ * worker's batched load and record.
+ */
+export class WebhookEventRepository {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly pool: PgPool,
+  ) {}
+
+  /** An event that belongs to no statement of the caller's (a test event). */
+  async insert(event: WebhookEvent): Promise<void> {
+    await this.dataSource.getRepository(WebhookEvent).insert(event);
+  }
+
+  // The delivery log.
+
+  /** Runs a `pageSql` statement on a replica. */
+  readPage(sql: string, values: unknown[]): Promise<WebhookEvent[]> {
+    return onReplica(this.dataSource, (manager) => manager.query(sql, values));
+  }
+
+  /** One event of one account, in the caller's read (a replica's). */
+  findForAccount(manager: EntityManager, accountId: string, id: string): Promise<WebhookEvent | null> {
+    return manager.getRepository(WebhookEvent).findOneBy({ id, accountId });
+  }
+
+  // New delivery cycles and due times.
+
+  /** A new cycle for the account's event, read back as its job and its row; none when there is no such event. */
+  async startCycleForAccount(accountId: string, id: string): Promise<(DeliveryJobSource & WebhookEvent)[]> {
+    return this.startCycles('id = $1 AND account_id = $2', [id, accountId], COLUMNS);
+  }
+
+  /** A new cycle for each of the events (any account's), read back as the jobs to queue. */
+  startCyclesOf(ids: string[]): Promise<DeliveryJobSource[]> {
+    return this.startCycles('id = ANY($1::uuid[])', [ids]);
+  }
+
+  /**
+   * A new cycle for up to `limit` of the account's events that match `filters` and `bounds`, oldest
+   * first, skipping rows another transaction holds.
+   */
+  startCyclesMatching(
+    accountId: string,
+    filters: KeysetFilter[],
+    bounds: KeysetBounds[],
+    limit: number,
+  ): Promise<DeliveryJobSource[]> {
+    const params = new SqlParams();
+    const where = whereClauses(params, accountId, filters, bounds);
+    return this.startCycles(
+      `id IN (SELECT id FROM webhook_events WHERE ${where.join(' AND ')}
+               ORDER BY created_at, id LIMIT ${params.add(limit)} FOR UPDATE SKIP LOCKED)`,
+      params.values,
+    );
+  }
+
+  private async startCycles<Extra extends object = object>(
+    where: string,
+    values: unknown[],
+    extra?: string,
+  ): Promise<(DeliveryJobSource & Extra)[]> {
+    const rows: (DeliveryJobSource & Extra)[] = await this.dataSource.query(
+      `WITH e AS (UPDATE webhook_events SET ${NEW_CYCLE} WHERE ${where} RETURNING *)
+       ${jobSourcesFrom('e', extra)}`,
+      values,
+    );
+    return rows;
+  }
+
+  /** The dashboard's Promote: each pending event's next attempt is due now. */
+  async attemptNow(refs: { eventId: string; cycle: number }[]): Promise<void> {
+    await this.dataSource.query(
+      `UPDATE webhook_events e SET next_attempt_at = now()
+         FROM unnest($1::uuid[], $2::integer[]) AS r(id, cycle)
+        WHERE e.id = r.id AND e.cycle = r.cycle AND e.delivery_status = 'pending' AND e.next_attempt_at > now()`,
+      [refs.map((ref) => ref.eventId), refs.map((ref) => ref.cycle)],
+    );
+  }
+
+  /** Up to `limit` pending events due more than `overdueSeconds` ago, most overdue first, in the caller's transaction. */
+  overdue(manager: EntityManager, overdueSeconds: number, limit: number): Promise<DeliveryJobSource[]> {
+    return manager.query(
+      `${jobSourcesFrom('webhook_events')}
+          WHERE e.delivery_status = 'pending' AND e.next_attempt_at < now() - make_interval(secs => $1)
+          ORDER BY e.next_attempt_at LIMIT $2`,
+      [overdueSeconds, limit],
+    );
+  }
+
+  /** Pending events whose attempt is due: the outbox backlog. */
+  async countDue(): Promise<number> {
+    const [{ count }] = (await this.dataSource.query(
+      `SELECT count(*)::int AS count FROM webhook_events WHERE delivery_status = 'pending' AND next_attempt_at <= now()`,
+    )) as { count: number }[];
+    return count;
+  }
+
+  /** The event's cycle fails with `error` and no attempt, if it is still pending. */
+  async failCycle(event: { id: string; cycle: number }, error: string): Promise<void> {
+    await this.pool.query(
+      `
+  UPDATE webhook_events SET delivery_status = 'failed', last_error = $3, next_attempt_at = NULL
+   WHERE id = $1 AND cycle = $2 AND delivery_status = 'pending'`,
+      [event.id, event.cycle, error],
+    );
+  }
+
+  // Redaction.
+
+  /**
+   * The bodies of every event of the given verifications (of the given accounts), locked in id order
+   * so that two erasures touching the same events cannot deadlock each other. (test/retention.e2e-spec.ts
+   * finds workers waiting on this statement by its text.)
+   */
+  lockBodiesOf(manager: EntityManager, accountIds: string[], verificationIds: string[]): Promise<StoredEventBody[]> {
+    return manager.query(
+      `
+  SELECT id, verification_id AS "verificationId", body FROM webhook_events
+   WHERE account_id = ANY($1::uuid[]) AND verification_id = ANY($2::uuid[])
+   ORDER BY id FOR UPDATE`,
+      [accountIds, verificationIds],
+    );
+  }
+
+  // Retention.
+
+  /**
+   * Deletes up to `limit` finished (delivered or failed) events created more than `days` ago, oldest
+   * first, with their attempts. Rows another transaction holds (a redelivery starting) are skipped;
+   * a row that became pending meanwhile is kept.
+   */
+  async deleteFinishedOlderThan(days: number, limit: number): Promise<number> {
+    const [row] = (await this.dataSource.query(
+      `WITH aged AS (
+         SELECT id FROM webhook_events WHERE ${AGED_EVENTS} ORDER BY created_at LIMIT $2 FOR UPDATE SKIP LOCKED),
+       deleted AS (
+         DELETE FROM webhook_events e USING aged WHERE e.id = aged.id AND e.delivery_status <> 'pending' RETURNING 1)
+       SELECT count(*)::int AS count FROM deleted`,
+      [days, limit],
+    )) as { count: number }[];
+    return row.count;
+  }
+
+  /** How many events `deleteFinishedOlderThan` would take now, over any number of calls. */
+  async countFinishedOlderThan(days: number): Promise<number> {
+    const [row] = (await this.dataSource.query(
+      `SELECT count(*)::int AS count FROM webhook_events WHERE ${AGED_EVENTS}`,
+      [days],
+    )) as { count: number }[];
+    return row.count;
+  }
+}
