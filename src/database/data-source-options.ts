@@ -38,6 +38,15 @@ export function dataSourceOptions(
 /** No request query takes near this; a silent PostgreSQL then answers 503 within about 2 x this (query, rollback). */
 export const APP_QUERY_TIMEOUT_MS = 2_500;
 
+/**
+ * Server-side bounds of the app's statements, below APP_QUERY_TIMEOUT_MS: PostgreSQL gives a statement
+ * up (and rolls it back) before the service stops waiting for it, so a 503 never leaves a statement
+ * running that commits later, nor a session waiting on a lock for a request already answered. A lock
+ * wait ends sooner, so one held row costs its own requests, not the pool's connections for long.
+ */
+export const APP_STATEMENT_TIMEOUT_MS = 2_000;
+export const APP_LOCK_TIMEOUT_MS = 500;
+
 /** Connection-pool settings shared by TypeORM's pool and the raw one (src/database/pg-pool.ts). */
 export function poolSettings(queryTimeoutMs?: number) {
   return {
@@ -45,10 +54,15 @@ export function poolSettings(queryTimeoutMs?: number) {
     // With PostgreSQL down, requests fail in about a second rather than hanging.
     connectionTimeoutMillis: 1_000,
     idleTimeoutMillis: 30_000,
-    statement_timeout: 15_000,
     // Client-side: a server that goes silent (a partition, no reset) fails the query instead of
     // hanging the request. The app sets it; the migration runner (long index builds) does not.
-    ...(queryTimeoutMs === undefined ? {} : { query_timeout: queryTimeoutMs }),
+    ...(queryTimeoutMs === undefined
+      ? { statement_timeout: 15_000 }
+      : {
+          query_timeout: queryTimeoutMs,
+          statement_timeout: Math.min(APP_STATEMENT_TIMEOUT_MS, queryTimeoutMs - 500),
+          lock_timeout: APP_LOCK_TIMEOUT_MS,
+        }),
   };
 }
 

@@ -8,6 +8,8 @@ describe('isDatabaseUnavailable', () => {
     new Error('Query read timeout'),
     Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' }),
     Object.assign(new Error('the database system is starting up'), { code: '57P03' }),
+    Object.assign(new Error('canceling statement due to lock timeout'), { code: '55P03' }),
+    Object.assign(new Error('canceling statement due to statement timeout'), { code: '57014' }),
     Object.assign(new Error('query failed'), { driverError: Object.assign(new Error('x'), { code: '08006' }) }),
     new Error('wrapped', { cause: Object.assign(new Error('reset'), { code: 'ECONNRESET' }) }),
     Object.assign(new Error('AggregateError'), { errors: [Object.assign(new Error('a'), { code: 'ECONNREFUSED' })] }),

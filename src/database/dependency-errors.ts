@@ -11,8 +11,12 @@ const NETWORK_CODES = new Set([
   'ECONNABORTED',
 ]);
 
-/** PostgreSQL SQLSTATEs that mean "the server is not there for you right now". */
-const PG_UNAVAILABLE = /^(?:08...|57P01|57P02|57P03|53300|53400)$/;
+/**
+ * PostgreSQL SQLSTATEs that mean "the server is not there for you right now": connection errors,
+ * shutdown, too many connections, out of memory, and a statement it gave up (55P03 lock_timeout,
+ * 57014 statement_timeout): rolled back, so the request may be retried as it was.
+ */
+const PG_UNAVAILABLE = /^(?:08...|57P01|57P02|57P03|53300|53400|55P03|57014)$/;
 
 const MESSAGES = [
   'connection terminated',
