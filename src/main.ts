@@ -1,28 +1,26 @@
 import 'reflect-metadata';
 import { applyServerLimits } from 'src/http/http-server-limits';
+import { HttpDrain } from 'src/http/http-drain';
+import { rootLogger } from 'src/common/logging/root-logger';
 import { ConfigError } from 'src/config/app-config';
 import { loadConfig } from 'src/config/config.module';
 import { createApp } from 'src/create-app';
-
-/** Beyond the delivery time-out the worker waits for in-flight deliveries. */
-const SHUTDOWN_MARGIN_MS = 20_000;
+import { exitGracefullyOn } from 'src/shutdown';
+import { WebhookWorker } from 'src/webhooks/webhook-worker.service';
 
 async function bootstrap(): Promise<void> {
   const config = loadConfig();
   const app = await createApp(config);
-  // SIGTERM: stop taking jobs, finish in-flight deliveries, close Redis and PostgreSQL, exit 0.
-  app.enableShutdownHooks([], { useProcessExit: true });
-  // Each step is bounded on its own; this bounds the whole, so a stuck connection cannot keep a
-  // terminated process alive until the orchestrator's SIGKILL.
-  const deadlineMs = config.webhookTimeoutMs + SHUTDOWN_MARGIN_MS;
-  process.once('SIGTERM', () => {
-    setTimeout(() => {
-      process.stderr.write(`shutdown did not finish within ${deadlineMs} ms; exiting\n`);
-      process.exit(1);
-    }, deadlineMs).unref();
-  });
+  const drain = app.get(HttpDrain);
+  drain.attach(app.getHttpServer());
+  exitGracefullyOn(app, config, drain, config.appRole === 'api' ? undefined : app.get(WebhookWorker));
   applyServerLimits(app.getHttpServer(), config.httpRequestTimeoutMs);
   await app.listen(config.port);
+  const docs = config.appRole === 'worker' ? undefined : '/api/docs';
+  rootLogger().info(
+    { role: config.appRole, port: config.port, ...(docs ? { docs } : {}) },
+    `ready: APP_ROLE=${config.appRole} on port ${config.port}${docs ? `, API documentation at ${docs}` : ''}`,
+  );
 }
 
 bootstrap().catch((error: unknown) => {

@@ -92,3 +92,34 @@ describe('structured logs', () => {
     for (const entry of requestLines) expect(entry.request_id).toMatch(/^[A-Za-z0-9._-]{1,128}$/);
   });
 });
+
+describe('start and stop lines', () => {
+  it('says once when it is ready (role, port, docs) and once at SIGTERM and at exit what it drained', async () => {
+    const t = await startApp({ LOG_LEVEL: 'info', APP_ROLE: 'all' });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const info = jsonLines(t.output).filter((entry) => entry.level === 'info');
+    const ready = info.filter((entry) => typeof entry.msg === 'string' && entry.msg.startsWith('ready:'));
+    expect(ready).toHaveLength(1);
+    expect(ready[0]).toMatchObject({ role: 'all', port: t.port, docs: '/api/docs' });
+    // Nest's narration of modules and routes is debug, not info.
+    const boot = info.filter((entry) =>
+      ['NestFactory', 'InstanceLoader', 'RoutesResolver', 'RouterExplorer', 'NestApplication'].includes(
+        String(entry.context),
+      ),
+    );
+    expect(boot).toEqual([]);
+    expect(info.length).toBeLessThanOrEqual(6);
+
+    expect(await t.close()).toBe(0);
+    const lines = jsonLines(t.output);
+    const atSignal = lines.filter((entry) => String(entry.msg).startsWith('SIGTERM:'));
+    const atExit = lines.filter((entry) => String(entry.msg).startsWith('drained in'));
+    expect(atSignal).toHaveLength(1);
+    expect(atSignal[0]).toMatchObject({ level: 'info', signal: 'SIGTERM', role: 'all', deliveries_in_flight: 0 });
+    expect(typeof atSignal[0].requests_in_flight).toBe('number');
+    expect(atExit).toHaveLength(1);
+    expect(atExit[0]).toMatchObject({ level: 'info', requests_abandoned: 0, deliveries_waited_for: 0 });
+    expect(typeof atExit[0].requests_answered).toBe('number');
+    expect(typeof atExit[0].duration_ms).toBe('number');
+  });
+});

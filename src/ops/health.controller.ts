@@ -3,6 +3,7 @@ import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { HealthCheckService, HealthIndicatorService, TypeOrmHealthIndicator } from '@nestjs/terminus';
 import { ApiError } from 'src/common/api-error';
 import { ApiErrors } from 'src/common/api-error-responses';
+import { HttpDrain } from 'src/http/http-drain';
 import { UndeclaredInputGuard } from 'src/http/undeclared-input.guard';
 import { OpsRedis } from 'src/ops/ops-redis';
 
@@ -22,6 +23,7 @@ export class HealthController {
     private readonly indicators: HealthIndicatorService,
     private readonly typeOrm: TypeOrmHealthIndicator,
     private readonly redis: OpsRedis,
+    private readonly drain: HttpDrain,
   ) {}
 
   @Get('live')
@@ -41,7 +43,8 @@ export class HealthController {
 
   @Get('ready')
   @ApiOperation({
-    summary: 'Readiness: 200 when PostgreSQL and Redis answer within 1 s, else 503 naming each one down',
+    summary:
+      'Readiness: 200 when PostgreSQL and Redis answer within 1 s, else 503 naming each one down; 503 from SIGTERM on',
   })
   @ApiOkResponse({
     schema: {
@@ -60,8 +63,9 @@ export class HealthController {
       example: { status: 'ok', checks: { postgres: 'up', redis: 'up' } },
     },
   })
-  @ApiErrors(notReady(['redis']), notReady(['postgres', 'redis']))
+  @ApiErrors(notReady(['redis']), notReady(['postgres', 'redis']), shuttingDown())
   async ready(): Promise<{ status: 'ok'; checks: Record<string, 'up'> }> {
+    if (this.drain.draining) throw shuttingDown();
     try {
       await this.health.check([
         () => this.typeOrm.pingCheck('postgres').withTimeout(CHECK_TIMEOUT_MS),
@@ -71,13 +75,23 @@ export class HealthController {
             .attempt(() => this.redis.check())
             .withTimeout(CHECK_TIMEOUT_MS),
       ]);
-      return { status: 'ok', checks: { postgres: 'up', redis: 'up' } };
     } catch (error) {
+      if (this.drain.draining) throw shuttingDown();
       const down = DEPENDENCIES.filter((name) => downIn(error, name));
       this.logger.warn({ down }, 'not ready');
       throw notReady(down);
     }
+    // A check that began before SIGTERM must not answer 200 after it.
+    if (this.drain.draining) throw shuttingDown();
+    return { status: 'ok', checks: { postgres: 'up', redis: 'up' } };
   }
+}
+
+/** From SIGTERM on: the load balancer must stop sending before the process goes. */
+function shuttingDown(): ApiError {
+  return new ApiError('service_unavailable', 'Not ready: shutting down', [
+    { field: 'process', issue: 'shutting down' },
+  ]);
 }
 
 function notReady(down: readonly string[]): ApiError {

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TerminusModule } from '@nestjs/terminus';
+import { HttpDrain } from 'src/http/http-drain';
 import { HealthController } from 'src/ops/health.controller';
 import { MetricsController } from 'src/ops/metrics.controller';
 import { OpsRedis } from 'src/ops/ops-redis';
@@ -7,6 +8,6 @@ import { OpsRedis } from 'src/ops/ops-redis';
 @Module({
   imports: [TerminusModule.forRoot({ logger: false })],
   controllers: [HealthController, MetricsController],
-  providers: [OpsRedis],
+  providers: [OpsRedis, HttpDrain],
 })
 export class OpsModule {}

@@ -1,6 +1,6 @@
 import { InjectQueue } from '@nestjs/bull';
 import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
-import type { Queue } from 'bull';
+import type { Job, Queue } from 'bull';
 import type { AppConfig } from 'src/config/app-config';
 import { APP_CONFIG } from 'src/config/config.module';
 import { WebhookDeliveryProcessor } from 'src/webhooks/webhook-delivery.processor';
@@ -9,9 +9,13 @@ import type { DeliveryJobData } from 'src/webhooks/delivery-job';
 import { DELIVERY_QUEUE } from 'src/webhooks/webhook-queue.constants';
 import { closeDeliveryQueue } from 'src/webhooks/webhook-queue.factory';
 
+import { WebhookSweeper } from 'src/webhooks/webhook-sweeper.service';
+
 /** Bull's name for "jobs of every name": a job is named by its event type. */
 const EVERY_JOB_NAME = '*';
-import { WebhookSweeper } from 'src/webhooks/webhook-sweeper.service';
+/** Beyond WEBHOOK_TIMEOUT_MS after the stop, for the queue's own close. */
+const CLOSE_MARGIN_MS = 1_000;
+const CLOSE_MIN_MS = 500;
 
 /**
  * The worker role: takes delivery jobs (WEBHOOK_CONCURRENCY at a time) and runs the sweeper. The
@@ -24,6 +28,10 @@ export class WebhookWorker implements OnApplicationBootstrap, BeforeApplicationS
   private readonly logger = new Logger(WebhookWorker.name);
   private timer?: NodeJS.Timeout;
   private sweeping?: Promise<void>;
+  private inFlight = 0;
+  /** Set when the worker stopped taking jobs: in-flight deliveries have until then + WEBHOOK_TIMEOUT_MS. */
+  private stoppedAt?: number;
+  private pausing?: Promise<void>;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -37,9 +45,33 @@ export class WebhookWorker implements OnApplicationBootstrap, BeforeApplicationS
     this.timer = setInterval(() => this.sweep(), this.config.sweepIntervalMs);
     this.queue.on('error', (error: Error) => this.logger.warn(`delivery queue: ${error.message}`));
     this.queue
-      .process(EVERY_JOB_NAME, this.config.webhookConcurrency, (job) => this.processor.process(job))
+      .process(EVERY_JOB_NAME, this.config.webhookConcurrency, (job) => this.deliver(job))
       .catch((error: unknown) => this.logger.error(`delivery worker stopped: ${(error as Error).message}`));
     this.logger.log(`delivering webhooks, ${this.config.webhookConcurrency} at a time`);
+  }
+
+  private async deliver(job: Job<DeliveryJobData>): ReturnType<WebhookDeliveryProcessor['process']> {
+    this.inFlight += 1;
+    try {
+      return await this.processor.process(job);
+    } finally {
+      this.inFlight -= 1;
+    }
+  }
+
+  /**
+   * SIGTERM, while the HTTP side drains: no new job or sweep from now on; deliveries in flight go
+   * on. Returns how many were in flight.
+   */
+  stopTakingJobs(): number {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+    if (this.stoppedAt === undefined) {
+      this.stoppedAt = Date.now();
+      // A local pause that does not wait for active jobs; with Redis gone it may never settle.
+      this.pausing = this.queue.pause(true, true).catch(() => undefined);
+    }
+    return this.inFlight;
   }
 
   private sweep(): void {
@@ -52,11 +84,21 @@ export class WebhookWorker implements OnApplicationBootstrap, BeforeApplicationS
   }
 
   async beforeApplicationShutdown(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
+    this.stopTakingJobs();
     await this.sweeping;
-    // With Redis gone Bull may never confirm the close; in-flight work is bounded by the time-out.
-    const bound = new Promise<void>((resolve) => setTimeout(resolve, this.config.webhookTimeoutMs + 5_000).unref());
-    await Promise.race([closeDeliveryQueue(this.queue).catch(() => undefined), bound]);
+    // In-flight deliveries end within WEBHOOK_TIMEOUT_MS of the stop; with Redis gone Bull may
+    // never confirm the close, so the wait is bounded from the stop, not from now.
+    const waitMs = Math.max(
+      CLOSE_MIN_MS,
+      (this.stoppedAt ?? Date.now()) + this.config.webhookTimeoutMs + CLOSE_MARGIN_MS - Date.now(),
+    );
+    const bound = new Promise<void>((resolve) => setTimeout(resolve, waitMs).unref());
+    await Promise.race([
+      Promise.resolve(this.pausing)
+        .then(() => closeDeliveryQueue(this.queue))
+        .catch(() => undefined),
+      bound,
+    ]);
     this.http.close();
   }
 }

@@ -3,12 +3,16 @@ import type { RootLogger } from 'src/common/logging/logger';
 
 type Level = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace';
 
+/** Nest's boot narration (one line per module and per route): debug; main.ts writes the one ready line. */
+const BOOT_CONTEXTS = new Set(['NestFactory', 'InstanceLoader', 'RoutesResolver', 'RouterExplorer', 'NestApplication']);
+
 /** Routes Nest's Logger (framework and our services) into the pino root logger. */
 export class NestPinoLogger implements LoggerService {
   constructor(private readonly logger: RootLogger) {}
 
   log(message: unknown, ...params: unknown[]): void {
-    this.write('info', message, params);
+    const context = params[params.length - 1];
+    this.write(typeof context === 'string' && BOOT_CONTEXTS.has(context) ? 'debug' : 'info', message, params);
   }
 
   error(message: unknown, ...params: unknown[]): void {
