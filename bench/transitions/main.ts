@@ -30,7 +30,13 @@ import { BenchReceiver } from '../webhooks/receiver';
 const PREFIX = 'kyc_trbench';
 
 function parseOptions(argv: string[]) {
-  const values = parseFlags(argv, {}, { duration: 15, slices: 5, warmup: 3, connections: 50 });
+  // --main: another build's dist/src/main.js, to compare two builds by their ratios to the same floor.
+  const values = parseFlags(argv, { main: { type: 'string' } } as const, {
+    duration: 15,
+    slices: 5,
+    warmup: 3,
+    connections: 50,
+  });
   return { ...values, sliceSeconds: Math.max(1, Math.round(values.duration / values.slices)) };
 }
 
@@ -87,7 +93,7 @@ runBench('bench:transitions', parseOptions, async (options, lab) => {
   const receiver = new BenchReceiver();
   await receiver.start();
   lab.defer(() => receiver.close());
-  const api = await lab.start(startService('service', env));
+  const api = await lab.start(startService('service', env, { main: options.main }));
   const floorProcess = await lab.start(startProcess('floor', join(__dirname, 'floor.js'), env));
   const service = new ApiClient(api.url, options.connections + 16);
   const floor = new ApiClient(floorProcess.url, options.connections);
