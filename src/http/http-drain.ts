@@ -90,11 +90,10 @@ export class HttpDrain {
   private track(res: ServerResponse): void {
     if (this.draining) res.setHeader('connection', 'close');
     this.unanswered.add(res);
-    res.once('finish', () => {
-      if (this.draining) this.answered += 1;
-    });
+    // One listener per request (this runs for every request): 'close' follows 'finish' when answered.
     res.once('close', () => {
       this.unanswered.delete(res);
+      if (this.draining && res.writableFinished) this.answered += 1;
       // A response that went out with keep-alive before the drain leaves an idle connection behind.
       if (this.draining) setImmediate(() => this.server?.closeIdleConnections());
     });
