@@ -4,12 +4,15 @@
  * service needs; the Dockerfile for its key properties (no maintained Dockerfile linter is
  * installable here: hadolint is not in Debian, its npm wrapper downloads a binary).
  */
+import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import Ajv from 'ajv';
-import { CORE_SCHEMA, load, mergeTag } from 'js-yaml';
+import { CORE_SCHEMA, load, loadAll, mergeTag } from 'js-yaml';
 import { intersects, minVersion, satisfies } from 'semver';
+import { HAPROXY_MISSING, findHaproxy } from './faults/haproxy';
+import { inCi } from './helpers/chromium';
 
 const ROOT = join(__dirname, '..');
 
@@ -244,5 +247,90 @@ describe('Node.js lines: what engines admits is what CI tests', () => {
       node: process.versions.node,
       admitted: true,
     });
+  });
+});
+
+interface Container {
+  name: string;
+  image: string;
+  env?: Array<{ name: string; value?: string }>;
+  lifecycle?: { preStop?: { exec?: { command?: string[] } } };
+  readinessProbe?: { httpGet?: { path?: string } };
+  livenessProbe?: { httpGet?: { path?: string } };
+}
+interface Manifest {
+  kind: string;
+  metadata: { name: string };
+  spec: { template?: { spec: { terminationGracePeriodSeconds?: number; containers: Container[] } } };
+}
+
+describe('deploy/kubernetes/kyc.yaml', () => {
+  const manifests = loadAll(readFileSync(join(ROOT, 'deploy', 'kubernetes', 'kyc.yaml'), 'utf8')) as Manifest[];
+  const deployments = manifests.filter((manifest) => manifest.kind === 'Deployment');
+  const container = (name: string): { grace: number; container: Container } => {
+    const pod = deployments.find((d) => d.metadata.name === name)?.spec.template?.spec;
+    if (!pod || pod.containers.length !== 1) throw new Error(`${name}: expected one Deployment with one container`);
+    return { grace: pod.terminationGracePeriodSeconds ?? 30, container: pod.containers[0] };
+  };
+  const env = (c: Container, name: string): string | undefined => c.env?.find((entry) => entry.name === name)?.value;
+  /** The drain budget the contract gives a process after SIGTERM, in seconds. */
+  const drainBudget = (c: Container): number => Number(env(c, 'WEBHOOK_TIMEOUT_MS') ?? 10_000) / 1000 + 5;
+
+  it('runs an api and a worker Deployment, each with its role, on the release the package says', () => {
+    const version = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+    for (const [name, role] of [
+      ['kyc-api', 'api'],
+      ['kyc-worker', 'worker'],
+    ]) {
+      const { container: c } = container(name);
+      expect({ name, role: env(c, 'APP_ROLE'), image: c.image }).toEqual({
+        name,
+        role,
+        image: `kyc-delivery:${version}`,
+      });
+      expect(c.readinessProbe?.httpGet?.path).toBe('/health/ready');
+      expect(c.livenessProbe?.httpGet?.path).toBe('/health/live');
+    }
+  });
+
+  it('gives the api time to leave the endpoints (preStop) and then its whole drain budget', () => {
+    const { grace, container: api } = container('kyc-api');
+    const [command, seconds] = api.lifecycle?.preStop?.exec?.command ?? [];
+    expect(command).toBe('sleep');
+    expect(Number(seconds)).toBeGreaterThanOrEqual(5);
+    expect(grace).toBeGreaterThan(Number(seconds) + drainBudget(api));
+  });
+
+  it('gives the worker its drain budget', () => {
+    const { grace, container: worker } = container('kyc-worker');
+    expect(grace).toBeGreaterThan(drainBudget(worker));
+  });
+});
+
+describe('deploy/haproxy/haproxy.cfg', () => {
+  const path = join(ROOT, 'deploy', 'haproxy', 'haproxy.cfg');
+  const lines = readFileSync(path, 'utf8')
+    .split('\n')
+    .map((line) => line.replace(/#.*$/, '').trim())
+    .filter(Boolean);
+  const setting = (prefix: string): string | undefined => lines.find((line) => line.startsWith(`${prefix} `));
+
+  it('checks readiness, and retries only requests the service cannot have processed', () => {
+    expect(setting('option httpchk')).toBe('option httpchk GET /health/ready');
+    expect(setting('http-check expect')).toBe('http-check expect status 200');
+    expect(setting('retry-on')?.split(/\s+/).slice(1).sort()).toEqual(['conn-failure', 'empty-response']);
+    expect(setting('option redispatch')).toBeDefined();
+  });
+
+  it('closes idle server connections before the service does (65 s keep-alive)', () => {
+    const seconds = (value: string | undefined): number => Number(/(\d+)s$/.exec(value ?? '')?.[1]);
+    expect(seconds(setting('timeout http-keep-alive'))).toBeLessThan(65);
+  });
+
+  const haproxy = findHaproxy();
+  (haproxy || inCi() ? it : it.skip)('is accepted by haproxy -c', () => {
+    if (!haproxy) throw new Error(HAPROXY_MISSING);
+    const result = spawnSync(haproxy, ['-c', '-f', path], { encoding: 'utf8' });
+    expect({ status: result.status, output: result.stdout + result.stderr }).toMatchObject({ status: 0 });
   });
 });

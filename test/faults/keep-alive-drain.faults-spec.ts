@@ -1,8 +1,9 @@
-import { Agent, request } from 'node:http';
+import { Agent } from 'node:http';
 import { connect } from 'node:net';
 import type { Pool } from 'pg';
 import { TestApp, startApp } from '../helpers/test-app';
 import { ApiClient, CountingReceiver, FAST_DELIVERY, report, runDb, sleep, tokens, waitUntil } from './harness';
+import { Answer, CONNECTION_ERRORS, Outcome, isAnswer, send, tally } from './keep-alive-client';
 
 const TIMEOUT_MS = 3_000;
 const BUDGET_MS = TIMEOUT_MS + 5_000;
@@ -12,79 +13,6 @@ const CHANGES_PER_VERIFICATION = 12;
 const LOAD_BEFORE_SIGTERM_MS = 2_500;
 const SIGNAL_LATENCY_MS = 100;
 const READINESS_LANES = 3;
-
-interface Answer {
-  method: string;
-  status: number;
-  connection: string | undefined;
-  body: Record<string, unknown>;
-  sentAt: number;
-  answeredAt: number;
-}
-
-type Outcome = Answer | { error: string; sentAt: number };
-
-/** One request on a lane's own keep-alive agent; a connection error is an outcome, not a throw. */
-function send(
-  agent: Agent,
-  base: string,
-  method: string,
-  path: string,
-  token: string,
-  body?: unknown,
-): Promise<Outcome> {
-  const sentAt = Date.now();
-  const payload = body === undefined ? undefined : JSON.stringify(body);
-  return new Promise((resolve) => {
-    const req = request(
-      `${base}${path}`,
-      {
-        method,
-        agent,
-        timeout: 30_000,
-        headers: {
-          ...(token ? { authorization: `Bearer ${token}` } : {}),
-          ...(payload === undefined
-            ? {}
-            : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) }),
-        },
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('error', (error: NodeJS.ErrnoException) => resolve({ error: error.code ?? error.message, sentAt }));
-        res.on('end', () => {
-          const text = Buffer.concat(chunks).toString();
-          let parsed: Record<string, unknown>;
-          try {
-            parsed = text ? (JSON.parse(text) as Record<string, unknown>) : {};
-          } catch {
-            parsed = { raw: text };
-          }
-          resolve({
-            method,
-            status: res.statusCode ?? 0,
-            connection: res.headers.connection,
-            body: parsed,
-            sentAt,
-            answeredAt: Date.now(),
-          });
-        });
-      },
-    );
-    req.on('timeout', () => req.destroy(new Error('client timeout')));
-    req.on('error', (error: NodeJS.ErrnoException) => resolve({ error: error.code ?? error.message, sentAt }));
-    req.end(payload);
-  });
-}
-
-/** `503x12/200x1`: how many of each value, most frequent first. */
-function tally(values: readonly number[]): string {
-  const counts = new Map<number, number>();
-  for (const value of values) counts.set(value, (counts.get(value) ?? 0) + 1);
-  const parts = [...counts].sort((a, b) => b[1] - a[1]).map(([value, count]) => `${value}x${count}`);
-  return parts.join('/') || 'none';
-}
 
 /** Time for the service to parse the held-back request's first lines, however loaded the machine. */
 const HELD_BACK_SETTLE_MS = 300;
@@ -129,9 +57,6 @@ async function heldBackReadiness(port: number): Promise<{ finish(): Promise<Outc
     },
   };
 }
-
-const isAnswer = (outcome: Outcome): outcome is Answer => 'status' in outcome;
-const CONNECTION_ERRORS = new Set(['ECONNRESET', 'ECONNREFUSED', 'socket hang up', 'EPIPE']);
 
 describe.each(['api', 'all'] as const)('SIGTERM under continuous keep-alive load, APP_ROLE=%s', (role) => {
   const receiver = new CountingReceiver();
