@@ -1,6 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { AccountsModule } from 'src/accounts/accounts.module';
 import { CredentialListenerModule } from 'src/accounts/credential-listener.module';
+import { SecretKeyCheckModule } from 'src/accounts/secret-key-check.module';
 import { AuthModule } from 'src/auth/auth.module';
 import type { AppRole } from 'src/config/app-config';
 import { ConfigModule } from 'src/config/config.module';
@@ -17,12 +18,18 @@ const API_MODULES = [AccountsModule, CredentialListenerModule, WebhooksModule, V
 /** The delivery worker, the outbox sweeper and the retention passes. */
 const WORKER_MODULES = [WebhookWorkerModule, RetentionWorkerModule];
 
-/** APP_ROLE picks the modules; every role serves health and metrics (with the delivery gauges). */
+/**
+ * APP_ROLE picks the modules; every role checks SECRET_ENCRYPTION_KEY at start and serves health and
+ * metrics (with the delivery gauges).
+ */
 @Module({})
 export class AppModule {
   static forRole(role: AppRole): DynamicModule {
     const features =
       role === 'api' ? API_MODULES : role === 'worker' ? WORKER_MODULES : [...API_MODULES, ...WORKER_MODULES];
-    return { module: AppModule, imports: [ConfigModule, DatabaseModule, ...features, WebhookGaugesModule, OpsModule] };
+    return {
+      module: AppModule,
+      imports: [ConfigModule, DatabaseModule, SecretKeyCheckModule, ...features, WebhookGaugesModule, OpsModule],
+    };
   }
 }

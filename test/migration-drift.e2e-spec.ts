@@ -1,35 +1,11 @@
-import { Client } from 'pg';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { DataSource, type EntityMetadata, type QueryRunner, getMetadataArgsStorage } from 'typeorm';
-import { dataSourceOptions, migrationDataSourceOptions } from 'src/database/data-source-options';
+import { dataSourceOptions } from 'src/database/data-source-options';
+import { ownDatabase } from './helpers/own-database';
 
 type ColumnMetadata = EntityMetadata['columns'][number];
 type Query = ReturnType<QueryRunner['getMemorySql']>['upQueries'][number];
-
-/** Runs one statement on the server's maintenance database, beside the one in the URL. */
-async function onServer(databaseUrl: string, sql: string): Promise<void> {
-  const url = new URL(databaseUrl);
-  url.pathname = '/postgres';
-  const client = new Client({ connectionString: url.toString() });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
-
-/** Builds the schema as `npm run migration:run` does (src/database/migrate.ts imports Nest, which Jest cannot load). */
-async function migrate(databaseUrl: string): Promise<void> {
-  const migrator = new DataSource(migrationDataSourceOptions(databaseUrl));
-  await migrator.initialize();
-  try {
-    await migrator.runMigrations({ transaction: 'each' });
-  } finally {
-    await migrator.destroy();
-  }
-}
 
 /**
  * TypeORM reads a generated column's expression from its typeorm_metadata table, which our
@@ -103,15 +79,12 @@ function allEntities(): EntityClass[] {
  * from the entities (what `migration:generate` would write) must yield nothing.
  */
 describe('migration drift', () => {
-  const databaseUrl = `${process.env.DATABASE_URL}_drift`;
-  const name = new URL(databaseUrl).pathname.slice(1);
+  let database: Awaited<ReturnType<typeof ownDatabase>> | undefined;
   let dataSource: DataSource;
 
   beforeAll(async () => {
-    if (!/test/.test(name)) throw new Error(`Refusing to use database ${name}: its name does not say test`);
-    await onServer(databaseUrl, `CREATE DATABASE "${name}"`);
-    await migrate(databaseUrl);
-    dataSource = new DataSource({ ...dataSourceOptions(databaseUrl), entities: allEntities() });
+    database = await ownDatabase('drift');
+    dataSource = new DataSource({ ...dataSourceOptions(database.url), entities: allEntities() });
     await dataSource.initialize();
     const runner = dataSource.createQueryRunner();
     try {
@@ -126,7 +99,7 @@ describe('migration drift', () => {
 
   afterAll(async () => {
     await dataSource?.destroy();
-    await onServer(databaseUrl, `DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+    await database?.drop();
   });
 
   it('generating a migration from the entities yields nothing', async () => {

@@ -1,7 +1,7 @@
 import { cpus } from 'node:os';
 import Redis from 'ioredis';
 import { Client } from 'pg';
-import { encryptSecret, hashSecret } from 'src/accounts/secret-crypto';
+import { SecretKeyring, hashSecret } from 'src/accounts/secret-crypto';
 import { createDatabaseIfMissing, runMigrations } from 'src/database/migrate';
 import { BENCH_SECRET_ENCRYPTION_KEY, benchSecret } from './service-env';
 
@@ -156,13 +156,13 @@ export async function seedBenchDatabase(
        SELECT ${accountIdSql('i')}, 'Bench account ' || i, NULL, ${createdAt}, ${createdAt}
          FROM generate_series(0, ${accounts - 1}) AS i`,
     );
-    const key = Buffer.from(BENCH_SECRET_ENCRYPTION_KEY, 'base64');
+    const keyring = new SecretKeyring([Buffer.from(BENCH_SECRET_ENCRYPTION_KEY, 'base64')]);
     const secrets = Array.from({ length: accounts }, (_, i) => benchSecret(i));
     await client.query(
       `INSERT INTO account_secrets (id, account_id, secret_hash, secret_ciphertext, created_at, expires_at)
        SELECT md5('kyc-bench-secret-' || i)::uuid, ${accountIdSql('i')}, hash, ciphertext, ${createdAt}, NULL
          FROM unnest($1::int[], $2::bytea[], $3::text[]) AS t(i, hash, ciphertext)`,
-      [secrets.map((_, i) => i), secrets.map((s) => hashSecret(s)), secrets.map((s) => encryptSecret(key, s))],
+      [secrets.map((_, i) => i), secrets.map((s) => hashSecret(s)), secrets.map((s) => keyring.seal(s))],
     );
     const defs = await dropSecondaryIndexes(client, tables);
     progress(`${defs.length} secondary indexes dropped`);

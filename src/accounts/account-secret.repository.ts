@@ -6,6 +6,21 @@ function activeSecretCondition(alias: string): string {
   return `(${alias}.expires_at IS NULL OR ${alias}.expires_at > now())`;
 }
 
+/** The key id a stored ciphertext records (`v1` for one stored before key ids were recorded). */
+const SEALER_SQL = `CASE WHEN secret_ciphertext LIKE 'v2.%' THEN split_part(secret_ciphertext, '.', 2) ELSE 'v1' END`;
+
+/** The stored secrets one key sealed: how many, and one of them to try the key on. */
+export interface SealerSample {
+  sealer: string;
+  secrets: number;
+  sample: string;
+}
+
+export interface StoredCiphertext {
+  id: string;
+  ciphertext: string;
+}
+
 /** The account a secret's hash belongs to, and how long the secret has left (null: no expiry). */
 export interface ActiveSecretOwner {
   accountId: string;
@@ -52,5 +67,40 @@ export class AccountSecretRepository {
       [hash],
     );
     return rows[0];
+  }
+
+  /** Per sealing key id, the number of secrets it sealed and one of them. */
+  async sealers(): Promise<SealerSample[]> {
+    return this.dataSource.query(
+      `SELECT ${SEALER_SQL} AS sealer, count(*)::int AS secrets, min(secret_ciphertext) AS sample
+         FROM account_secrets GROUP BY 1 ORDER BY 1`,
+    );
+  }
+
+  /** Up to `limit` secrets not sealed by key `keyId`, in id order after `afterId`. */
+  async sealedByOtherThan(keyId: string, afterId: string | null, limit: number): Promise<StoredCiphertext[]> {
+    return this.dataSource.query(
+      `SELECT id, secret_ciphertext AS ciphertext FROM account_secrets
+        WHERE ${SEALER_SQL} <> $1 AND ($2::uuid IS NULL OR id > $2::uuid) ORDER BY id LIMIT $3`,
+      [keyId, afterId, limit],
+    );
+  }
+
+  /**
+   * Replaces each ciphertext in one statement, only where it is still the one read (a secret
+   * rotated meanwhile keeps its newer row). Returns how many were replaced.
+   */
+  async replaceCiphertexts(changes: Array<StoredCiphertext & { previous: string }>): Promise<number> {
+    if (changes.length === 0) return 0;
+    const rows: Array<{ replaced: number }> = await this.dataSource.query(
+      `WITH replaced AS (
+         UPDATE account_secrets s SET secret_ciphertext = c.ciphertext
+           FROM unnest($1::uuid[], $2::text[], $3::text[]) AS c(id, ciphertext, previous)
+          WHERE s.id = c.id AND s.secret_ciphertext = c.previous
+         RETURNING 1)
+       SELECT count(*)::int AS replaced FROM replaced`,
+      [changes.map((c) => c.id), changes.map((c) => c.ciphertext), changes.map((c) => c.previous)],
+    );
+    return rows[0].replaced;
   }
 }

@@ -9,6 +9,7 @@ import { AdminAccountsController } from 'src/accounts/admin-accounts.controller'
 import { ChangeAcknowledgements } from 'src/accounts/credential-acks';
 import { CredentialCache } from 'src/accounts/credential-cache';
 import { CredentialChangeFeed } from 'src/accounts/credential-change-feed';
+import { SecretReencryption } from 'src/accounts/secret-reencryption';
 import { DatabaseModule } from 'src/database/database.module';
 import { repositoryProviders } from 'src/database/repository-providers';
 
@@ -19,10 +20,11 @@ import { repositoryProviders } from 'src/database/repository-providers';
   providers: [
     ...repositoryProviders(AccountRepository, AccountSecretRepository),
     AccountsService,
+    SecretReencryption,
     CredentialChangeFeed,
     { provide: CredentialCache, useFactory: () => new CredentialCache() },
     { provide: ChangeAcknowledgements, useFactory: () => new ChangeAcknowledgements() },
   ],
-  exports: [AccountsService, CredentialCache, ChangeAcknowledgements],
+  exports: [AccountsService, SecretReencryption, CredentialCache, ChangeAcknowledgements],
 })
 export class AccountsModule {}

@@ -8,7 +8,7 @@ import { AccountRepository } from 'src/accounts/account.repository';
 import { CredentialCache } from 'src/accounts/credential-cache';
 import { CredentialChangeFeed } from 'src/accounts/credential-change-feed';
 import { credentialLookups } from 'src/accounts/credential-changes';
-import { encryptSecret, generateWebhookSecret, hashSecret, looksLikeWebhookSecret } from 'src/accounts/secret-crypto';
+import { SecretKeyring, generateWebhookSecret, hashSecret, looksLikeWebhookSecret } from 'src/accounts/secret-crypto';
 import { webhookUrlProblem } from 'src/accounts/webhook-url';
 import { ApiError } from 'src/common/api-error';
 import { APP_CONFIG } from 'src/config/config.module';
@@ -26,13 +26,18 @@ export interface RotatedSecret {
 
 @Injectable()
 export class AccountsService {
+  /** Seals new secrets under SECRET_ENCRYPTION_KEY's first key. */
+  private readonly keyring: SecretKeyring;
+
   constructor(
     private readonly accounts: AccountRepository,
     private readonly secrets: AccountSecretRepository,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly credentials: CredentialCache,
     private readonly credentialChanges: CredentialChangeFeed,
-  ) {}
+  ) {
+    this.keyring = new SecretKeyring(config.secretEncryptionKeys);
+  }
 
   async create(name: string, webhookUrl: string | null): Promise<CreatedAccount> {
     this.checkUrl(webhookUrl);
@@ -129,7 +134,7 @@ export class AccountsService {
       id: uuidv7(),
       accountId,
       secretHash: hashSecret(secret),
-      secretCiphertext: encryptSecret(this.config.secretEncryptionKey, secret),
+      secretCiphertext: this.keyring.seal(secret),
       createdAt: now,
       expiresAt: null,
     });

@@ -8,7 +8,13 @@ import { textIssue } from 'src/http/unsafe-input';
 import { isUuid } from 'src/common/uuid';
 
 export type CommandName =
-  'accounts:create' | 'accounts:rotate-secret' | 'deliveries:failed' | 'deliveries:replay' | 'redact' | 'retention';
+  | 'accounts:create'
+  | 'accounts:rotate-secret'
+  | 'deliveries:failed'
+  | 'deliveries:replay'
+  | 'redact'
+  | 'reencrypt'
+  | 'retention';
 
 interface CommandSpec {
   positionals: readonly string[];
@@ -59,6 +65,13 @@ const COMMANDS: Readonly<Record<CommandName, CommandSpec>> = {
     options: {},
     summary:
       "Erase a verification's personal data everywhere it is kept (as the client's redact route does); prints it",
+  },
+  reencrypt: {
+    positionals: [],
+    options: { 'batch-size': '<n>' },
+    integers: { 'batch-size': [1, 10_000] },
+    summary:
+      "Seal every stored webhook secret under SECRET_ENCRYPTION_KEY's first key (the last step of a key rotation; default batches of 500)",
   },
   retention: {
     positionals: [],

@@ -4,6 +4,7 @@ import { validateSync } from 'class-validator';
 import { toAccountResponse } from 'src/accounts/account.mapper';
 import { CreateAccountDto } from 'src/accounts/accounts.dto';
 import { AccountsService } from 'src/accounts/accounts.service';
+import { SecretReencryption } from 'src/accounts/secret-reencryption';
 import type { CommandName } from 'src/cli/cli-args';
 import { ApiError } from 'src/common/api-error';
 import { MAX_LIMIT } from 'src/common/pagination';
@@ -110,6 +111,16 @@ export async function runCommand(
     case 'redact': {
       const redacted = await app.get(VerificationRedactor).redact(null, uuidArgument('verification_id', args[0]));
       return json(redacted);
+    }
+    case 'reencrypt': {
+      const counts = await app.get(SecretReencryption).run(Number(options['batch-size'] ?? 500));
+      const done = `Re-encrypted ${counts.reencrypted} secret(s) under key ${counts.keyId} in ${counts.batches} batch(es).\n`;
+      if (counts.undecryptable.length === 0) return `${done}Every stored secret is now sealed by that key.\n`;
+      throw new Error(
+        `${done.trim()} ${counts.undecryptable.length} secret(s) no key of SECRET_ENCRYPTION_KEY decrypts were left as they are ` +
+          `(account_secrets ids: ${counts.undecryptable.slice(0, 10).join(', ')}${counts.undecryptable.length > 10 ? ', …' : ''}); ` +
+          'add the key they were sealed with and run it again',
+      );
     }
     case 'retention': {
       const retention = app.get(RetentionService);

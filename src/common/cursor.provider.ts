@@ -8,5 +8,5 @@ export const CURSOR_CODEC = Symbol('CURSOR_CODEC');
 export const cursorCodecProvider: Provider = {
   provide: CURSOR_CODEC,
   inject: [APP_CONFIG],
-  useFactory: (config: AppConfig) => new CursorCodec(config.secretEncryptionKey),
+  useFactory: (config: AppConfig) => new CursorCodec(config.secretEncryptionKeys),
 };

@@ -25,6 +25,15 @@ describe('cursor codec', () => {
     expect(() => codec.decode(scope, foreign.encode(scope, position))).toThrow(InvalidCursorError);
   });
 
+  it('goes on across a key rotation: a cursor made under the old key decodes while both are set', () => {
+    const [older, newer] = [randomBytes(32), randomBytes(32)];
+    const before = new CursorCodec([older]).encode(scope, position);
+    const rotating = new CursorCodec([newer, older]);
+    expect(rotating.decode(scope, before)).toEqual(position);
+    expect(new CursorCodec([newer]).decode(scope, rotating.encode(scope, position))).toEqual(position);
+    expect(() => new CursorCodec([newer]).decode(scope, before)).toThrow(InvalidCursorError);
+  });
+
   it('refuses a tampered payload', () => {
     const [, signature] = codec.encode(scope, position).split('.');
     const forged = Buffer.from(JSON.stringify(['2030-01-01T00:00:00.000Z', position.id])).toString('base64url');

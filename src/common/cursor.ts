@@ -26,25 +26,30 @@ export function cursorScope(parts: Record<string, unknown>): string {
  * reused with other filters, another sort or by another caller is refused rather than misread.
  */
 export class CursorCodec {
-  private readonly key: Buffer;
+  /** Signing keys derived from SECRET_ENCRYPTION_KEY's keys: the first signs, every one verifies. */
+  private readonly keys: Buffer[];
 
-  constructor(secret: Buffer) {
-    this.key = Buffer.from(hkdfSync('sha256', secret, Buffer.alloc(0), 'kyc-cursor-v1', 32));
+  /** `secrets` newest first, so a page walk started before a key rotation goes on after it. */
+  constructor(secrets: Buffer | readonly Buffer[]) {
+    this.keys = (Buffer.isBuffer(secrets) ? [secrets] : secrets).map((secret) =>
+      Buffer.from(hkdfSync('sha256', secret, Buffer.alloc(0), 'kyc-cursor-v1', 32)),
+    );
   }
 
   encode(scope: string, position: CursorPosition): string {
     const payload = Buffer.from(JSON.stringify([position.value, position.id])).toString('base64url');
-    return `${payload}.${this.sign(scope, payload)}`;
+    return `${payload}.${this.sign(this.keys[0], scope, payload)}`;
   }
 
   decode(scope: string, cursor: string): CursorPosition {
     const [payload, signature, extra] = cursor.split('.');
     if (!payload || !signature || extra !== undefined) throw new InvalidCursorError('malformed');
-    const expected = Buffer.from(this.sign(scope, payload));
     const given = Buffer.from(signature);
-    if (expected.length !== given.length || !timingSafeEqual(expected, given)) {
-      throw new InvalidCursorError('signature or scope mismatch');
-    }
+    const signedByOne = this.keys.some((key) => {
+      const expected = Buffer.from(this.sign(key, scope, payload));
+      return expected.length === given.length && timingSafeEqual(expected, given);
+    });
+    if (!signedByOne) throw new InvalidCursorError('signature or scope mismatch');
     let parsed: unknown;
     try {
       parsed = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
@@ -65,7 +70,7 @@ export class CursorCodec {
     return { value: parsed[0], id: parsed[1] };
   }
 
-  private sign(scope: string, payload: string): string {
-    return createHmac('sha256', this.key).update(`${scope}.${payload}`).digest('base64url').slice(0, 32);
+  private sign(key: Buffer, scope: string, payload: string): string {
+    return createHmac('sha256', key).update(`${scope}.${payload}`).digest('base64url').slice(0, 32);
   }
 }

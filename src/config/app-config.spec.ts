@@ -42,7 +42,16 @@ describe('parseConfig', () => {
       adminToken: SECRETS.ADMIN_TOKEN,
       internalApiToken: SECRETS.INTERNAL_API_TOKEN,
     });
-    expect(config.secretEncryptionKey).toHaveLength(32);
+    expect(config.secretEncryptionKeys.map((key) => key.length)).toEqual([32]);
+  });
+
+  it('reads several SECRET_ENCRYPTION_KEY keys, newest first (a key rotation)', () => {
+    const [newer, older] = [randomBytes(32), randomBytes(32)];
+    const config = parseConfig({
+      ...SECRETS,
+      SECRET_ENCRYPTION_KEY: `${newer.toString('base64')}, ${older.toString('base64')}`,
+    });
+    expect(config.secretEncryptionKeys).toEqual([newer, older]);
   });
 
   it('reads every variable', () => {
@@ -108,6 +117,9 @@ describe('parseConfig', () => {
     ['INTERNAL_API_TOKEN', 'tab\there'],
     ['SECRET_ENCRYPTION_KEY', 'not-base64'],
     ['SECRET_ENCRYPTION_KEY', randomBytes(16).toString('base64')],
+    ['SECRET_ENCRYPTION_KEY', `${SECRETS.SECRET_ENCRYPTION_KEY},not-base64`],
+    ['SECRET_ENCRYPTION_KEY', `${SECRETS.SECRET_ENCRYPTION_KEY},`],
+    ['SECRET_ENCRYPTION_KEY', `${SECRETS.SECRET_ENCRYPTION_KEY},${SECRETS.SECRET_ENCRYPTION_KEY}`],
   ])('%s=%p stops the start with one line naming it', (name, value) => {
     const error = failure({ ...SECRETS, [name]: value });
     expect(error.variable).toBe(name);
@@ -153,7 +165,7 @@ describe('resolveLocalSecrets', () => {
     expect(lines.join('\n')).toContain(first.SECRET_ENCRYPTION_KEY as string);
     expect(statSync(file).mode & 0o777).toBe(0o600);
     const config = parseConfig(first);
-    expect(config.secretEncryptionKey).toHaveLength(32);
+    expect(config.secretEncryptionKeys.map((key) => key.length)).toEqual([32]);
 
     const again: string[] = [];
     const second = resolveLocalSecrets({}, file, (line) => again.push(line));

@@ -17,8 +17,8 @@ export interface AppConfig {
   readonly redisClusterNodes: readonly RedisNode[];
   readonly adminToken: string;
   readonly internalApiToken: string;
-  /** 32 raw bytes. */
-  readonly secretEncryptionKey: Buffer;
+  /** 32 raw bytes each, newest first: the first encrypts, every one decrypts (a key rotation). */
+  readonly secretEncryptionKeys: readonly Buffer[];
   readonly appRole: AppRole;
   readonly queuePrefix: string;
   readonly webhookTimeoutMs: number;
@@ -110,11 +110,17 @@ function token(name: string, value: string): string {
   return value;
 }
 
-function encryptionKey(value: string): Buffer {
-  if (!/^[A-Za-z0-9+/]{43}=$/.test(value)) {
-    throw new ConfigError('SECRET_ENCRYPTION_KEY', 'must be the base64 encoding of 32 bytes');
+/** One key, or several during a rotation: comma-separated, newest first, no repeats. */
+function encryptionKeys(value: string): Buffer[] {
+  const keys = value.split(',').map((item) => item.trim());
+  if (keys.some((key) => !/^[A-Za-z0-9+/]{43}=$/.test(key))) {
+    throw new ConfigError(
+      'SECRET_ENCRYPTION_KEY',
+      'must be the base64 encoding of 32 bytes, or several such keys separated by commas (newest first)',
+    );
   }
-  return Buffer.from(value, 'base64');
+  if (new Set(keys).size !== keys.length) throw new ConfigError('SECRET_ENCRYPTION_KEY', 'names a key twice');
+  return keys.map((key) => Buffer.from(key, 'base64'));
 }
 
 /** `host:port,host:port,…`; IPv6 hosts in brackets. */
@@ -195,7 +201,7 @@ export function parseConfig(env: Env): AppConfig {
     redisClusterNodes,
     adminToken: token('ADMIN_TOKEN', env.ADMIN_TOKEN as string),
     internalApiToken: token('INTERNAL_API_TOKEN', env.INTERNAL_API_TOKEN as string),
-    secretEncryptionKey: encryptionKey(env.SECRET_ENCRYPTION_KEY as string),
+    secretEncryptionKeys: encryptionKeys(env.SECRET_ENCRYPTION_KEY as string),
     appRole: role,
     queuePrefix,
     webhookTimeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 1, 600_000),

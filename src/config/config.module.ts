@@ -1,10 +1,12 @@
 import { Global, Module } from '@nestjs/common';
 import { join } from 'node:path';
 import { AppConfig, parseConfig, resolveLocalSecrets } from 'src/config/app-config';
+import { projectRoot } from 'src/config/project-root';
 
 export const APP_CONFIG = Symbol('APP_CONFIG');
 
-export const LOCAL_SECRETS_FILE = join(process.cwd(), '.local-secrets.json');
+/** Generated local secrets live at the project root, so every start and the CLI find the same file. */
+export const LOCAL_SECRETS_FILE = join(projectRoot(), '.local-secrets.json');
 
 let cached: AppConfig | undefined;
 

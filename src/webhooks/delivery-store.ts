@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { activeSecretCiphertextsOf } from 'src/accounts/account-secret.repository';
 import { webhookUrlOf } from 'src/accounts/account.repository';
-import { cachedDecryptor } from 'src/accounts/secret-crypto';
+import { SecretKeyring, cachedDecryptor } from 'src/accounts/secret-crypto';
 import { MicroBatcher } from 'src/webhooks/micro-batcher';
 import type { AppConfig } from 'src/config/app-config';
 import { APP_CONFIG } from 'src/config/config.module';
@@ -90,7 +90,7 @@ export class DeliveryStore {
     private readonly events: WebhookEventRepository,
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
-    this.decrypt = cachedDecryptor(config.secretEncryptionKey);
+    this.decrypt = cachedDecryptor(new SecretKeyring(config.secretEncryptionKeys));
   }
 
   /** The event with what its delivery needs; undefined when it no longer exists. */

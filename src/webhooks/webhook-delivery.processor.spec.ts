@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
+import { SecretKeyError } from 'src/accounts/secret-crypto';
 import type { DeliveryJobData } from 'src/webhooks/delivery-job';
 import { DeliveryGaveUp, DeliveryRetry, retryBackoff } from 'src/webhooks/delivery-retry';
 import type { AttemptRecord, DueEvent } from 'src/webhooks/delivery-store';
@@ -8,6 +9,7 @@ import {
   type DeliverySlots,
   type DeliveryStorePort,
   type PreviousCycles,
+  SIGNING_KEY_ERROR,
   WebhookDeliveryProcessor,
   type WebhookPoster,
 } from 'src/webhooks/webhook-delivery.processor';
@@ -52,12 +54,18 @@ class Fakes {
   retired: string[] = [];
   /** The job's log, as the dashboard's Logs tab shows it. */
   log: string[] = [];
+  /** What signingSecrets throws, when set: SECRET_ENCRYPTION_KEY cannot open the secret. */
+  keyError: Error | undefined;
+  warnings: string[] = [];
 
   readonly store: DeliveryStorePort = {
     load: async () => this.event,
     record: async (attempt) => (this.records.push(attempt), this.recordAnswer),
     recordUntilStored: async (attempt) => (this.persistentRecords.push(attempt), this.recordAnswer),
-    signingSecrets: (event) => event.secretCiphertexts.map(() => SECRET),
+    signingSecrets: (event) => {
+      if (this.keyError) throw this.keyError;
+      return event.secretCiphertexts.map(() => SECRET);
+    },
     failWithoutUrl: async (event) => void this.failedWithoutUrl.push(event.id),
   };
   readonly http: WebhookPoster = {
@@ -74,7 +82,7 @@ class Fakes {
 
   processor(): WebhookDeliveryProcessor {
     return new WebhookDeliveryProcessor(config, this.store, this.http, this.slots, this.previousCycles, {
-      warn: () => undefined,
+      warn: (line: string) => void this.warnings.push(line),
     });
   }
 
@@ -140,6 +148,33 @@ describe('WebhookDeliveryProcessor', () => {
     const next = fakes.records[0].nextAttemptAt?.getTime() ?? 0;
     expect(next - before).toBeGreaterThanOrEqual(delay);
     expect(fakes.held.size).toBe(0);
+  });
+
+  it('records a secret SECRET_ENCRYPTION_KEY cannot open as a failed attempt, sends nothing, and retries on the schedule', async () => {
+    fakes.keyError = new SecretKeyError('does not hold key AbCdEfGhIjK, which sealed this secret');
+    const error = await thrownBy(fakes.processor().process(fakes.job()));
+    expect(error).toBeInstanceOf(DeliveryRetry);
+    expect(fakes.posts).toEqual([]);
+    expect(fakes.records).toEqual([
+      expect.objectContaining({ status: 'pending', responseStatus: null, error: SIGNING_KEY_ERROR }),
+    ]);
+    expect(fakes.log).toEqual([
+      expect.stringMatching(/^attempt 1\/3 · signing secret cannot be decrypted \(SECRET_ENCRYPTION_KEY\) · /),
+    ]);
+    expect(fakes.warnings).toEqual([
+      `event ${dueEvent().id} of account ${dueEvent().accountId} not sent: its signing secret: SECRET_ENCRYPTION_KEY does not hold key AbCdEfGhIjK, which sealed this secret`,
+    ]);
+
+    fakes.event = dueEvent({ cycleAttempts: SCHEDULE.length });
+    const last = await thrownBy(fakes.processor().process(fakes.job()));
+    expect(last).toBeInstanceOf(DeliveryGaveUp);
+    expect((last as Error).message).toBe(`gave up after 3 attempts: ${SIGNING_KEY_ERROR}`);
+  });
+
+  it('lets any other error of the store through', async () => {
+    fakes.keyError = new Error('boom');
+    await expect(fakes.processor().process(fakes.job())).rejects.toThrow('boom');
+    expect(fakes.records).toEqual([]);
   });
 
   it('logs a delivery on the job', async () => {

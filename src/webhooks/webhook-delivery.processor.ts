@@ -1,6 +1,7 @@
 import type { LoggerService } from '@nestjs/common';
 import type { Job } from 'bull';
 import { randomUUID } from 'node:crypto';
+import { SecretKeyError } from 'src/accounts/secret-crypto';
 import type { AppConfig } from 'src/config/app-config';
 import type { AccountSlots } from 'src/webhooks/account-slots';
 import { type AttemptOutcome, decideOutcome } from 'src/webhooks/decide-outcome';
@@ -37,8 +38,12 @@ export type PreviousCycles = Pick<WebhookDispatcher, 'retirePreviousCycle'>;
 /** What the processor uses of a Bull job: its data, and its log (the dashboard's attempt history). */
 export type DeliveryJobHandle = Pick<Job<DeliveryJobData>, 'id' | 'data' | 'attemptsMade' | 'log'>;
 
+/** An attempt's error when SECRET_ENCRYPTION_KEY cannot open the account's signing secret. */
+export const SIGNING_KEY_ERROR = 'signing secret cannot be decrypted (SECRET_ENCRYPTION_KEY)';
+
 function outcomeLabel(result: DeliveryResult): string {
   if (result.error === null) return 'delivered';
+  if (result.error === SIGNING_KEY_ERROR) return 'signing_key_error';
   if (result.error === 'timeout') return 'timeout';
   if (result.error === BLOCKED_ERROR) return 'blocked';
   return result.responseStatus === null ? 'network_error' : 'http_error';
@@ -120,8 +125,10 @@ export class WebhookDeliveryProcessor {
       throw new DeliveryGaveUp(NO_URL_REASON);
     }
     const at = new Date();
-    const headers = webhookHeaders(event.id, at, event.body, this.store.signingSecrets(event));
-    const result = await this.http.post(event.webhookUrl, headers, event.body);
+    const secrets = this.signingSecrets(event);
+    const result = Array.isArray(secrets)
+      ? await this.http.post(event.webhookUrl, webhookHeaders(event.id, at, event.body, secrets), event.body)
+      : secrets;
     webhookDeliveries.inc({ outcome: outcomeLabel(result) });
 
     const number = event.cycleAttempts + 1;
@@ -146,6 +153,29 @@ export class WebhookDeliveryProcessor {
     }
     if (outcome.kind === 'failed') throw new DeliveryGaveUp(failureReason({ cycleAttempts: number, lastError: error }));
     return 'delivered';
+  }
+
+  /**
+   * The event's signing secrets; when SECRET_ENCRYPTION_KEY cannot open one, the attempt's failed
+   * result instead (nothing is sent): recorded and retried on the schedule like any failure, so it
+   * ends as a failed delivery, never an endless retry, and goes through once the key is fixed.
+   */
+  private signingSecrets(event: DueEvent): string[] | DeliveryResult {
+    try {
+      return this.store.signingSecrets(event);
+    } catch (error) {
+      if (!(error instanceof SecretKeyError)) throw error;
+      this.logger.warn(
+        `event ${event.id} of account ${event.accountId} not sent: its signing secret: ${error.message}`,
+      );
+      return {
+        responseStatus: null,
+        error: SIGNING_KEY_ERROR,
+        responseBody: null,
+        durationMs: 0,
+        retryAfter: undefined,
+      };
+    }
   }
 
   /** The job log is the dashboard's view of the attempts; the database keeps the record, so a lost line is only logged. */

@@ -3,7 +3,7 @@ import { metricsRegistry } from 'src/common/metrics';
 
 export const webhookDeliveries = new Counter({
   name: 'webhook_delivery_attempts_total',
-  help: 'Webhook delivery attempts by outcome (delivered, http_error, timeout, network_error, blocked, no_webhook_url)',
+  help: 'Webhook delivery attempts by outcome (delivered, http_error, timeout, network_error, blocked, signing_key_error, no_webhook_url)',
   labelNames: ['outcome'] as const,
   registers: [metricsRegistry],
 });

@@ -28,7 +28,7 @@ const config = {
   nodeEnv: 'test',
   adminToken: 'admin-token-0123456789',
   internalApiToken: 'internal-token-0123456789',
-  secretEncryptionKey: Buffer.alloc(32, 1),
+  secretEncryptionKeys: [Buffer.alloc(32, 1)],
 };
 
 describe('root logger', () => {
@@ -73,7 +73,7 @@ describe('root logger', () => {
       secret,
       config.adminToken,
       config.internalApiToken,
-      config.secretEncryptionKey.toString('base64'),
+      config.secretEncryptionKeys[0].toString('base64'),
     ]) {
       expect(text).not.toContain(value);
     }

@@ -7,7 +7,7 @@ export type RootLogger = Logger;
 
 type LoggerSettings = Pick<
   AppConfig,
-  'logLevel' | 'nodeEnv' | 'adminToken' | 'internalApiToken' | 'secretEncryptionKey'
+  'logLevel' | 'nodeEnv' | 'adminToken' | 'internalApiToken' | 'secretEncryptionKeys'
 >;
 
 /**
@@ -40,7 +40,11 @@ export function createRootLogger(config: LoggerSettings, pretty = false, destina
 
 /** Redacts the configured tokens as literals, besides every secret shape. */
 export function createRedactor(config: Omit<LoggerSettings, 'logLevel' | 'nodeEnv'>): Redactor {
-  return new Redactor([config.adminToken, config.internalApiToken, config.secretEncryptionKey.toString('base64')]);
+  return new Redactor([
+    config.adminToken,
+    config.internalApiToken,
+    ...config.secretEncryptionKeys.map((key) => key.toString('base64')),
+  ]);
 }
 
 /** Pretty output only for a developer watching a terminal; pino-pretty is a dev dependency. */
