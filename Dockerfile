@@ -3,7 +3,7 @@
 # (test/deploy-files.e2e-spec.ts checks that every FROM names it).
 
 # --- build: full dependencies, compile TypeScript to dist/ -----------------------------------------
-FROM node:26.10.0-bookworm-slim AS build
+FROM node:26.12.1-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
@@ -13,7 +13,7 @@ COPY migrations ./migrations
 RUN npx nest build
 
 # --- runtime: production dependencies and the compiled dist/ only, as the unprivileged node user ---
-FROM node:26.10.0-bookworm-slim AS runtime
+FROM node:26.12.1-bookworm-slim AS runtime
 ENV NODE_ENV=production \
     PORT=3000
 WORKDIR /app

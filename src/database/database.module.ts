@@ -6,6 +6,7 @@ import { ApiError } from 'src/common/api-error';
 import type { AppConfig } from 'src/config/app-config';
 import { APP_CONFIG } from 'src/config/config.module';
 import { APP_QUERY_TIMEOUT_MS, dataSourceOptions } from 'src/database/data-source-options';
+import { useCorrectJsonParsers } from 'src/database/pg-json';
 import { PgPool } from 'src/database/pg-pool';
 
 const RECONNECT_INTERVAL_MS = 2_000;
@@ -33,6 +34,9 @@ async function connectOrKeepTrying(options: DataSourceOptions): Promise<DataSour
   }
   return dataSource;
 }
+
+// json and jsonb columns are parsed correctly on every Node.js line (pg-json.ts), before any query.
+useCorrectJsonParsers();
 
 /** Until the first connection succeeds, API routes answer 503 instead of failing deep inside TypeORM. */
 @Injectable()

@@ -3,6 +3,7 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import express, { NextFunction, Request, RequestHandler, Response } from 'express';
 import helmet from 'helmet';
 import { AllExceptionsFilter, sendError } from 'src/http/all-exceptions.filter';
+import { mayHoldOneCharacterEscapedKey, parseJson } from 'src/common/json';
 import { ApiError } from 'src/common/api-error';
 import { httpMetricsMiddleware } from 'src/http/http-metrics';
 import { httpLogMiddleware, logContextMiddleware } from 'src/http/http-logging';
@@ -71,9 +72,27 @@ function requireObjectBody(req: Request, res: Response, next: NextFunction): voi
 }
 
 /** Checked on the raw bytes: body-parser would replace invalid UTF-8 with U+FFFD and store that. */
-function refuseInvalidUtf8(_req: Request, _res: Response, raw: Buffer): void {
+/** The raw body of a request whose JSON express.json's JSON.parse may have misread (see common/json.ts). */
+const rawJsonToReparse = new WeakMap<Request, string>();
+
+function verifyBody(req: Request, _res: Response, raw: Buffer): void {
   const problem = findInvalidBody(raw);
   if (problem) throw new ApiError('validation_failed', `${problem.field} ${problem.issue}`, [problem]);
+  const text = raw.toString('utf8');
+  if (mayHoldOneCharacterEscapedKey(text)) rawJsonToReparse.set(req, text);
+}
+
+/** Parses again, correctly, a body the runtime's JSON.parse may have misread; same 400 when it is not JSON. */
+function reparseMisreadBody(req: Request, _res: Response, next: NextFunction): void {
+  const text = rawJsonToReparse.get(req);
+  if (text === undefined) return next();
+  rawJsonToReparse.delete(req);
+  try {
+    req.body = parseJson(text);
+    next();
+  } catch (error) {
+    next(Object.assign(new SyntaxError((error as Error).message), { status: 400, type: 'entity.parse.failed' }));
+  }
 }
 
 /**
@@ -116,7 +135,8 @@ export function configureHttp(nestApp: INestApplication, edge: HttpEdge = {}): v
   app.use(helmet({ contentSecurityPolicy: false }));
   app.use(refuseContentEncoding);
   app.use(requireJson);
-  app.use(express.json({ limit: BODY_LIMIT, strict: true, type: () => true, verify: refuseInvalidUtf8 }));
+  app.use(express.json({ limit: BODY_LIMIT, strict: true, type: () => true, verify: verifyBody }));
+  app.use(reparseMisreadBody);
   app.use(requireObjectBody);
   app.use(rejectMalformedQuery);
   app.useGlobalPipes(createValidationPipe());

@@ -2,6 +2,7 @@ import { ChildProcess, spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { Pool } from 'pg';
+import { useCorrectJsonParsers } from 'src/database/pg-json';
 import request from 'supertest';
 import TestAgent from 'supertest/lib/agent';
 import { checkedAgent } from './checked-http';
@@ -25,6 +26,9 @@ export interface TestApp {
   /** SIGKILL and wait for exit. */
   kill(): Promise<void>;
 }
+
+// The test process reads jsonb as the service does (correctly on every Node.js line; common/json.ts).
+useCorrectJsonParsers();
 
 export const MAIN_JS = join(__dirname, '..', '..', 'dist', 'src', 'main.js');
 
