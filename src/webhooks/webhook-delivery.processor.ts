@@ -15,7 +15,8 @@ import {
 import { DeliveryGaveUp, DeliveryRetry } from 'src/webhooks/delivery-retry';
 import type { AttemptRecord, DeliveryStore, DueEvent } from 'src/webhooks/delivery-store';
 import { deferralDelay } from 'src/webhooks/retry-delay';
-import { BLOCKED_ERROR, type DeliveryResult, type WebhookHttpClient } from 'src/webhooks/webhook-http.client';
+import { BLOCKED_ERROR } from 'src/webhooks/delivery-error';
+import type { DeliveryResult, WebhookHttpClient } from 'src/webhooks/webhook-http.client';
 import { webhookDeliveries, webhookDeliveryLatency } from 'src/webhooks/webhook-metrics';
 import type { WebhookDispatcher } from 'src/webhooks/webhook-dispatcher.service';
 import { webhookHeaders } from 'src/webhooks/webhook-signer';
@@ -39,7 +40,7 @@ export type DeliveryJobHandle = Pick<Job<DeliveryJobData>, 'id' | 'data' | 'atte
 
 function outcomeLabel(result: DeliveryResult): string {
   if (result.error === null) return 'delivered';
-  if (result.error === 'timeout') return 'timeout';
+  if (result.error.startsWith('timeout')) return 'timeout';
   if (result.error === BLOCKED_ERROR) return 'blocked';
   return result.responseStatus === null ? 'network_error' : 'http_error';
 }
