@@ -31,8 +31,8 @@ describe('decideOutcome', () => {
 
   it('retries after a time-out or a network error like after an error status', () => {
     for (const failure of [
-      result(null, 'timeout'),
-      result(null, 'ECONNREFUSED'),
+      result(null, 'timeout: response'),
+      result(null, 'connection refused'),
       result(null, 'blocked: private address'),
     ]) {
       expect(decideOutcome({ result: failure, cycleAttempts: 1, schedule: SCHEDULE, now: NOW }, mid)).toMatchObject({

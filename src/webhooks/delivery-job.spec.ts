@@ -75,9 +75,9 @@ describe('job texts', () => {
     expect(attemptLogLine(3, 8, failed, { kind: 'retry', delayMs: 1_800_000 })).toBe(
       'attempt 3/8 · HTTP 500 · 120 ms · next in 30m',
     );
-    expect(attemptLogLine(8, 8, { ...failed, error: 'timeout', responseStatus: null }, { kind: 'failed' })).toBe(
-      'attempt 8/8 · timeout · 120 ms · gave up',
-    );
+    expect(
+      attemptLogLine(8, 8, { ...failed, error: 'timeout: response', responseStatus: null }, { kind: 'failed' }),
+    ).toBe('attempt 8/8 · timeout: response · 120 ms · gave up');
     expect(attemptLogLine(1, 8, { error: null, responseStatus: 204, durationMs: 9 }, { kind: 'delivered' })).toBe(
       'attempt 1/8 · HTTP 204 · 9 ms · delivered',
     );

@@ -90,7 +90,7 @@ export function formatDelay(ms: number): string {
   return rest === 0 ? `${hours}h` : `${hours}h ${rest}m`;
 }
 
-/** What one attempt came to, in the words of the delivery log (`HTTP 500`, `timeout`, …). */
+/** What one attempt came to, in the words of the delivery log (`HTTP 500`, `timeout: response`, …). */
 export function attemptResultText(result: Pick<DeliveryResult, 'error' | 'responseStatus'>): string {
   return result.error ?? `HTTP ${result.responseStatus}`;
 }

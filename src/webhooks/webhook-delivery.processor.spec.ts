@@ -184,15 +184,20 @@ describe('WebhookDeliveryProcessor', () => {
 
   it('marks the event failed after the last scheduled attempt and fails the job for good, saying why', async () => {
     fakes.event = dueEvent({ cycleAttempts: SCHEDULE.length });
-    fakes.postAnswer = response(null, 'timeout');
+    fakes.postAnswer = response(null, 'timeout: response');
     const error = await thrownBy(fakes.processor().process(fakes.job()));
     expect(error).toBeInstanceOf(DeliveryGaveUp);
-    expect((error as Error).message).toBe('gave up after 3 attempts: timeout');
+    expect((error as Error).message).toBe('gave up after 3 attempts: timeout: response');
     expect(retryBackoff(3, error as Error)).toBe(-1);
     expect(fakes.records).toEqual([
-      expect.objectContaining({ status: 'failed', responseStatus: null, error: 'timeout', nextAttemptAt: null }),
+      expect.objectContaining({
+        status: 'failed',
+        responseStatus: null,
+        error: 'timeout: response',
+        nextAttemptAt: null,
+      }),
     ]);
-    expect(fakes.log).toEqual(['attempt 3/3 · timeout · 12 ms · gave up']);
+    expect(fakes.log).toEqual(['attempt 3/3 · timeout: response · 12 ms · gave up']);
   });
 
   it('fails an event of an account without a webhook URL with no attempt, and fails its job', async () => {

@@ -16,7 +16,8 @@ import {
 import { DeliveryGaveUp, DeliveryRetry } from 'src/webhooks/delivery-retry';
 import type { AttemptRecord, DeliveryStore, DueEvent } from 'src/webhooks/delivery-store';
 import { deferralDelay } from 'src/webhooks/retry-delay';
-import { BLOCKED_ERROR, type DeliveryResult, type WebhookHttpClient } from 'src/webhooks/webhook-http.client';
+import { BLOCKED_ERROR } from 'src/webhooks/delivery-error';
+import type { DeliveryResult, WebhookHttpClient } from 'src/webhooks/webhook-http.client';
 import { webhookDeliveries, webhookDeliveryLatency } from 'src/webhooks/webhook-metrics';
 import type { WebhookDispatcher } from 'src/webhooks/webhook-dispatcher.service';
 import { webhookHeaders } from 'src/webhooks/webhook-signer';
@@ -44,7 +45,7 @@ export const SIGNING_KEY_ERROR = 'signing secret cannot be decrypted (SECRET_ENC
 function outcomeLabel(result: DeliveryResult): string {
   if (result.error === null) return 'delivered';
   if (result.error === SIGNING_KEY_ERROR) return 'signing_key_error';
-  if (result.error === 'timeout') return 'timeout';
+  if (result.error.startsWith('timeout')) return 'timeout';
   if (result.error === BLOCKED_ERROR) return 'blocked';
   return result.responseStatus === null ? 'network_error' : 'http_error';
 }

@@ -1,5 +1,7 @@
 import type { LookupAddress, LookupOptions } from 'node:dns';
-import { guardedLookup } from 'src/webhooks/webhook-http.client';
+import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { WebhookHttpClient, guardedLookup } from 'src/webhooks/webhook-http.client';
 
 function resolverOf(addresses: LookupAddress[]) {
   return (
@@ -72,5 +74,85 @@ describe('guardedLookup', () => {
       guardedLookup(failing)('nope.invalid', {}, (e) => resolve(e)),
     );
     expect(err?.code).toBe('ENOTFOUND');
+  });
+});
+
+describe('WebhookHttpClient.post', () => {
+  const TIMEOUT_MS = 600;
+  let server: Server;
+  let client: WebhookHttpClient;
+  let handler: (req: IncomingMessage, res: ServerResponse) => void;
+  let url: string;
+
+  beforeEach(async () => {
+    server = createServer((req, res) => handler(req, res));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
+    client = new WebhookHttpClient({ timeoutMs: TIMEOUT_MS, allowPrivate: true });
+  });
+
+  afterEach(async () => {
+    client.close();
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  });
+
+  it('settles on a 2xx status line and gives a trickling body a bound of its own', async () => {
+    handler = (req, res) => {
+      req.resume();
+      res.writeHead(200);
+      res.flushHeaders();
+      const timer = setInterval(() => (res.destroyed ? clearInterval(timer) : res.write('.')), 100);
+    };
+    const result = await client.post(url, {}, '{}');
+    expect(result).toMatchObject({ responseStatus: 200, error: null });
+    expect(result.responseBody).toMatch(/^\.*$/);
+    expect(result.durationMs).toBeLessThanOrEqual(TIMEOUT_MS + 100);
+  });
+
+  it('keeps a 2xx whose body is cut off by a reset', async () => {
+    handler = (req, res) => {
+      req.resume();
+      res.writeHead(200, { 'content-length': '100' });
+      res.write('partial', () => setTimeout(() => res.socket?.resetAndDestroy(), 20));
+    };
+    expect(await client.post(url, {}, '{}')).toMatchObject({
+      responseStatus: 200,
+      error: null,
+      responseBody: 'partial',
+    });
+  });
+
+  it('times out in the response phase on a reused keep-alive connection', async () => {
+    let calls = 0;
+    handler = (req, res) => {
+      req.resume();
+      calls += 1;
+      if (calls === 1) res.writeHead(204).end();
+    };
+    expect(await client.post(url, {}, '{}')).toMatchObject({ responseStatus: 204, error: null });
+    expect(await client.post(url, {}, '{}')).toMatchObject({ responseStatus: null, error: 'timeout: response' });
+  });
+
+  it('names a redirect, which it does not follow', async () => {
+    handler = (req, res) => {
+      req.resume();
+      res.writeHead(308, { location: '/elsewhere' }).end();
+    };
+    expect(await client.post(url, {}, '{}')).toMatchObject({
+      responseStatus: 308,
+      error: 'redirect not followed (HTTP 308)',
+    });
+  });
+
+  it('names a refused connection', async () => {
+    const gone = createServer();
+    await new Promise<void>((resolve) => gone.listen(0, '127.0.0.1', resolve));
+    const { port } = gone.address() as AddressInfo;
+    await new Promise((resolve) => gone.close(resolve));
+    expect(await client.post(`http://127.0.0.1:${port}/hook`, {}, '{}')).toMatchObject({
+      responseStatus: null,
+      error: 'connection refused',
+    });
   });
 });

@@ -1,14 +1,22 @@
 import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
-import type { LookupFunction } from 'node:net';
+import type { LookupFunction, Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
+import {
+  BLOCKED_ERROR,
+  type DeliveryPhase,
+  TIMED_OUT,
+  describeDeliveryError,
+  describeStatus,
+} from 'src/webhooks/delivery-error';
 import { isIpLiteral, isPublicUnicast } from 'src/webhooks/ip-policy';
 
 export const RESPONSE_BODY_LIMIT = 1024;
 /** Read at most this much of a response before giving up on the connection. */
 const RESPONSE_DRAIN_LIMIT = 64 * 1024;
-export const BLOCKED_ERROR = 'blocked: private address';
+/** The status line settles the attempt; its body, only an excerpt for the log, gets at most this long after it. */
+export const RESPONSE_BODY_TIMEOUT_MS = 1_000;
 
 export interface DeliveryResult {
   /** null on a network error or time-out. */
@@ -55,7 +63,10 @@ export function guardedLookup(resolve: Resolver = dnsLookup as Resolver): Lookup
   };
 }
 
-/** POSTs one webhook: no redirects, a hard time-out over connect, headers and body, a capped read. */
+/**
+ * POSTs one webhook: no redirects, a hard time-out over connect, TLS and the status line, then a
+ * short, capped read of the response body that never changes the outcome.
+ */
 export class WebhookHttpClient {
   private readonly httpAgent = new http.Agent({ keepAlive: true, maxFreeSockets: 256, scheduling: 'lifo' });
   private readonly httpsAgent = new https.Agent({ keepAlive: true, maxFreeSockets: 256, scheduling: 'lifo' });
@@ -75,26 +86,37 @@ export class WebhookHttpClient {
     });
     const resolved = resolveTarget(target, this.options.allowPrivate);
     if ('error' in resolved) return Promise.resolve(failure(resolved.error));
+    const secure = resolved.url.protocol === 'https:';
     const controller = new AbortController();
-    let timedOut = false;
+    let phase: DeliveryPhase = 'connect';
     return new Promise<DeliveryResult>((resolve) => {
       let settled = false;
+      let responded = false;
+      let bodyTimer: NodeJS.Timeout | undefined;
       const finish = (result: DeliveryResult) => {
         if (settled) return;
         settled = true;
         clearTimeout(timer);
+        clearTimeout(bodyTimer);
         resolve(result);
       };
       const timer = setTimeout(() => {
-        timedOut = true;
+        finish(failure(describeDeliveryError(TIMED_OUT, phase)));
         controller.abort();
-        finish(failure('timeout'));
       }, this.options.timeoutMs);
       const request = this.buildRequest(resolved.url, headers, body, controller.signal);
-      request.on('error', (error) => finish(failure(describeNetworkError(error, timedOut))));
-      request.on('response', (response) =>
-        readCappedBody(response, (responseBody) => finish(responseResult(response, responseBody, elapsed()))),
-      );
+      request.on('socket', (socket) => trackPhase(socket, secure, (next) => (phase = next)));
+      // Once the status line is in, the outcome is decided: a reset in the body does not undo it.
+      request.on('error', (error) => {
+        if (!responded) finish(failure(describeDeliveryError(error, phase)));
+      });
+      request.on('response', (response) => {
+        responded = true;
+        clearTimeout(timer);
+        const left = this.options.timeoutMs - (performance.now() - started);
+        bodyTimer = setTimeout(() => response.destroy(), Math.max(0, Math.min(RESPONSE_BODY_TIMEOUT_MS, left)));
+        readCappedBody(response, (responseBody) => finish(responseResult(response, responseBody, elapsed())));
+      });
       request.end(body);
     });
   }
@@ -164,24 +186,16 @@ function responseResult(
   const header = response.headers['retry-after'];
   return {
     responseStatus: status,
-    error: statusError(status),
+    error: describeStatus(status),
     responseBody,
     durationMs,
     retryAfter: typeof header === 'string' ? header : undefined,
   };
 }
 
-/** Only a 2xx delivers; a redirect is not followed, so it is a failure too. */
-function statusError(status: number): string | null {
-  if (status >= 200 && status < 300) return null;
-  return status >= 300 && status < 400 ? `redirect (HTTP ${status})` : `HTTP ${status}`;
-}
-
-function describeNetworkError(error: unknown, timedOut: boolean): string {
-  if (timedOut) return 'timeout';
-  if (error instanceof BlockedAddressError) return BLOCKED_ERROR;
-  const code = (error as NodeJS.ErrnoException | undefined)?.code;
-  if (code === 'EBLOCKED') return BLOCKED_ERROR;
-  const text = code ?? (error as Error | undefined)?.message ?? 'network error';
-  return text.slice(0, 500);
+/** Follows a new connection through TCP connect and the TLS handshake; a reused one is already past both. */
+function trackPhase(socket: Socket, secure: boolean, enter: (phase: DeliveryPhase) => void): void {
+  if (!socket.connecting) return enter('response');
+  socket.once('connect', () => enter(secure ? 'tls' : 'response'));
+  if (secure) socket.once('secureConnect', () => enter('response'));
 }
