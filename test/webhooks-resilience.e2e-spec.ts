@@ -124,6 +124,22 @@ describe('webhook delivery survives Redis outages', () => {
       admin.disconnect();
     }
   });
+
+  it('delivers an event whose enqueue Redis refused at maxmemory once it accepts writes again', async () => {
+    await redis.start();
+    t = await startApp({ ...FAST, REDIS_URL: redis.url });
+    const admin = new Redis(redis.url, { maxRetriesPerRequest: 1 });
+    try {
+      const eventId = await changeWhileRedisIsFull(t, admin);
+      // Long enough for the sweeper to be refused too (it relays events overdue by 3 s).
+      await new Promise((resolve) => setTimeout(resolve, 3_500));
+      await admin.config('SET', 'maxmemory', '0');
+      await waitForStatus(t, eventId, 'delivered', 15_000);
+    } finally {
+      await admin.config('SET', 'maxmemory', '0');
+      admin.disconnect();
+    }
+  });
 });
 
 describe('webhook delivery across worker processes', () => {

@@ -57,9 +57,18 @@ export class WebhookDispatcher implements OnApplicationShutdown {
    */
   async enqueue(jobs: DeliveryJobSource[]): Promise<void> {
     if (jobs.length === 0) return;
-    await this.queue.addBulk(jobs.map(deliveryJob)).catch((error: unknown) => {
+    const bulk = jobs.map(deliveryJob);
+    const added = await this.queue.addBulk(bulk).catch((error: unknown) => {
       throw withRedisCause(error);
     });
+    // Bull ignores the errors of single commands in its MULTI and hands back such a job without an
+    // id. After an OOM discarded a MULTI, ioredis takes the add script as loaded on that connection,
+    // and every later MULTI gets NOSCRIPT; a single add loads the script again (and re-adding an
+    // existing job id is a no-op).
+    for (const [index, job] of bulk.entries()) {
+      if (added?.[index]?.id === undefined || added?.[index]?.id === null)
+        await this.queue.add(job.name, job.data, job.opts);
+    }
   }
 
   /**
