@@ -836,6 +836,19 @@ function corpus({ accountId, processingId, pendingId }: Ids): BadRequest[] {
       field: 'webhook_url',
     },
     {
+      name: 'account with a webhook_url host over 253 characters',
+      method: 'post',
+      path: ADMIN,
+      auth: 'admin',
+      body: {
+        name: 'x',
+        webhook_url: `https://${'a'.repeat(63)}.${'b'.repeat(63)}.${'c'.repeat(63)}.${'d'.repeat(62)}/hook`,
+      },
+      status: 400,
+      code: 'validation_failed',
+      field: 'webhook_url',
+    },
+    {
       name: 'account with a relative webhook_url',
       method: 'post',
       path: ADMIN,

@@ -34,7 +34,7 @@ interface EventJson {
 }
 
 /** A request to the dashboard, as operator `admin` with the admin token. */
-function board(t: TestApp, path: string, method: 'get' | 'put' = 'get'): Test {
+function board(t: TestApp, path: string, method: 'get' | 'put' | 'post' = 'get'): Test {
   const credentials = Buffer.from(`admin:${t.adminToken}`).toString('base64');
   return t.http[method](`/admin/queues${path}`).set('authorization', `Basic ${credentials}`);
 }
@@ -391,6 +391,97 @@ describe('queue dashboard: delayed jobs', () => {
 
     await waitForDelivery(t, account.secret, eventId, 'delivered', 20_000);
     expect(receiver.for(eventId)).toHaveLength(2);
+  });
+});
+
+describe('queue dashboard: cross-site request forgery', () => {
+  let t: TestApp;
+  let receiver: WebhookReceiver;
+
+  beforeAll(async () => {
+    receiver = await WebhookReceiver.start();
+    t = await startApp({
+      APP_ROLE: 'all',
+      QUEUE_PREFIX: `${process.env.QUEUE_PREFIX}_board_csrf`,
+      WEBHOOK_RETRY_SCHEDULE: '200ms',
+      OUTBOX_SWEEP_INTERVAL_MS: '300',
+    });
+  });
+
+  afterAll(async () => {
+    await t.close();
+    await receiver.close();
+  });
+
+  /** Every job of the queue, whatever its state, as the dashboard counts them. */
+  async function jobTotal(): Promise<number> {
+    const res = await board(t, '/api/queues');
+    expect(res.status).toBe(200);
+    const queue = (res.body.queues as { name: string; counts: Record<string, number> }[]).find((q) => q.name === QUEUE);
+    return Object.values(queue?.counts ?? {}).reduce((sum, n) => sum + n, 0);
+  }
+
+  it('refuses a write from another origin or site with 403 forbidden, with or without credentials, adding no job', async () => {
+    const before = await jobTotal();
+    const forged: [string, Record<string, string>][] = [
+      ['Origin of another site', { origin: 'https://attacker.example' }],
+      ['Origin of another port', { origin: `http://127.0.0.1:${t.port + 1}` }],
+      ['Origin null', { origin: 'null' }],
+      ['Sec-Fetch-Site cross-site', { 'sec-fetch-site': 'cross-site' }],
+      ['Sec-Fetch-Site same-site', { 'sec-fetch-site': 'same-site' }],
+      ['own Origin but Sec-Fetch-Site cross-site', { origin: t.url, 'sec-fetch-site': 'cross-site' }],
+    ];
+    const answers: string[] = [];
+    for (const [label, headers] of forged) {
+      for (const method of ['post', 'put'] as const) {
+        const path = method === 'post' ? `/api/queues/${QUEUE}/add` : `/api/queues/${QUEUE}/retry/failed`;
+        const res = await board(t, path, method)
+          .set(headers)
+          .send(method === 'post' ? { name: 'forged', data: { eventId: 'x' } } : {});
+        answers.push(`${label}: ${method.toUpperCase()} → ${res.status} ${res.body?.error?.code}`);
+        if (res.status === 403) {
+          expectError(res, 403, 'forbidden');
+          expect(res.headers['www-authenticate']).toBeUndefined();
+        }
+      }
+    }
+    expect(answers).toEqual(
+      forged.flatMap(([label]) => [`${label}: POST → 403 forbidden`, `${label}: PUT → 403 forbidden`]),
+    );
+    // Without credentials too: a forged request is refused before the credential is looked at.
+    const anonymous = await t.http
+      .post(`/admin/queues/api/queues/${QUEUE}/add`)
+      .set('origin', 'https://attacker.example')
+      .send({ name: 'forged' });
+    expectError(anonymous, 403, 'forbidden');
+    expect(await jobTotal()).toBe(before);
+  });
+
+  it('keeps same-origin writes, writes without Origin (curl) and cross-origin reads working', async () => {
+    receiver.respondWith({ status: 500 });
+    const account = await createAccount(t, { webhook_url: receiver.url });
+    const v = await createVerificationInStatus(t, account.id, 'processing');
+    const eventId = await eventOf(t, account.secret, v.id, 'processing');
+    await waitForJob(t, eventId, 'failed');
+
+    const read = await board(t, jobPath(eventId)).set({
+      origin: 'https://attacker.example',
+      'sec-fetch-site': 'cross-site',
+    });
+    expect(read.status).toBe(200);
+
+    receiver.respondWith({ status: 200 });
+    const sameOrigin = await board(t, `${jobPath(eventId)}/retry`, 'put').set({
+      origin: t.url,
+      'sec-fetch-site': 'same-origin',
+    });
+    expectSuccess(sameOrigin);
+    await waitForDelivery(t, account.secret, eventId, 'delivered');
+
+    // A tool that sends no Origin and no Sec-Fetch-Site: allowed (it holds the password itself).
+    expectSuccess(await board(t, `/api/queues/${QUEUE}/retry/failed`, 'put'));
+    // A browser's own navigation (typed URL, bookmark) says none.
+    expectSuccess(await board(t, `/api/queues/${QUEUE}/retry/failed`, 'put').set('sec-fetch-site', 'none'));
   });
 });
 

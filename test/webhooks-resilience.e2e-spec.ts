@@ -1,7 +1,10 @@
+import Redis from 'ioredis';
 import { createAccount, createVerification, transition } from './helpers/factories';
+import { jsonLines } from './helpers/ops-infra';
 import { RedisServer } from './helpers/redis-server';
 import { TestApp, startApp } from './helpers/test-app';
 import { WebhookReceiver } from './helpers/webhook-receiver';
+import { waitFor } from './helpers/poll';
 
 const FAST = { WEBHOOK_RETRY_SCHEDULE: '200ms,200ms,200ms', OUTBOX_SWEEP_INTERVAL_MS: '300' };
 
@@ -87,6 +90,55 @@ describe('webhook delivery survives Redis outages', () => {
     await receiver.waitForCount(id, 1, 30_000);
     await waitForStatus(t, id, 'delivered');
     expect(t.output.join('')).not.toMatch(/unhandled/i);
+  });
+
+  /** Sends the app one status change while the private Redis refuses every write (maxmemory 1, noeviction). */
+  async function changeWhileRedisIsFull(app: TestApp, admin: Redis): Promise<string> {
+    const account = await createAccount(app, { webhook_url: receiver.url });
+    const v = await createVerification(app, account.id);
+    await admin.config('SET', 'maxmemory-policy', 'noeviction');
+    await admin.config('SET', 'maxmemory', '1');
+    await transition(app, v.id, { status: 'processing' });
+    const [eventId] = await eventIdsOf(app, [v.id]);
+    return eventId;
+  }
+
+  it('names the OOM in the log when Redis refuses writes (maxmemory, noeviction), not EXECABORT', async () => {
+    await redis.start();
+    t = await startApp({ ...FAST, REDIS_URL: redis.url, LOG_LEVEL: 'warn' });
+    const admin = new Redis(redis.url, { maxRetriesPerRequest: 1 });
+    try {
+      await changeWhileRedisIsFull(t, admin);
+      const refusals = await waitFor(
+        async () =>
+          jsonLines((t as TestApp).output)
+            .map((line) => String(line.msg ?? ''))
+            .filter((msg) => /could not enqueue|outbox sweep failed/.test(msg)),
+        (found) => found.some((msg) => msg.startsWith('could not enqueue')) && found.length >= 2,
+        'the failed enqueue to be logged',
+      );
+      for (const msg of refusals) expect(msg).toContain("OOM command not allowed when used memory > 'maxmemory'");
+      expect(t.output.join('')).not.toContain('EXECABORT');
+    } finally {
+      await admin.config('SET', 'maxmemory', '0');
+      admin.disconnect();
+    }
+  });
+
+  it('delivers an event whose enqueue Redis refused at maxmemory once it accepts writes again', async () => {
+    await redis.start();
+    t = await startApp({ ...FAST, REDIS_URL: redis.url });
+    const admin = new Redis(redis.url, { maxRetriesPerRequest: 1 });
+    try {
+      const eventId = await changeWhileRedisIsFull(t, admin);
+      // Long enough for the sweeper to be refused too (it relays events overdue by 3 s).
+      await new Promise((resolve) => setTimeout(resolve, 3_500));
+      await admin.config('SET', 'maxmemory', '0');
+      await waitForStatus(t, eventId, 'delivered', 15_000);
+    } finally {
+      await admin.config('SET', 'maxmemory', '0');
+      admin.disconnect();
+    }
   });
 });
 

@@ -20,7 +20,8 @@ export class CreateAccountDto {
 
   @ApiPropertyOptional({
     ...WEBHOOK_URL,
-    description: 'Absolute https URL (http too when WEBHOOK_ALLOW_INSECURE_URLS=true), no user-info',
+    description:
+      'Absolute https URL (http too when WEBHOOK_ALLOW_INSECURE_URLS=true), no user-info, a host of at most 253 characters',
   })
   @ValidateIf((dto: CreateAccountDto) => dto.webhook_url !== undefined && dto.webhook_url !== null)
   @IsString()

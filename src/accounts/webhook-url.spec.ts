@@ -28,6 +28,17 @@ describe('webhookUrlProblem', () => {
     expect(webhookUrlProblem(base + 'a'.repeat(2048 - base.length), strict)).toBeNull();
   });
 
+  it('refuses a host over 253 characters (the DNS limit), also once IDN-encoded, and allows 253', () => {
+    const host253 = `${'a'.repeat(63)}.${'b'.repeat(63)}.${'c'.repeat(63)}.${'d'.repeat(61)}`;
+    expect(host253).toHaveLength(253);
+    expect(webhookUrlProblem(`https://${host253}/hook`, strict)).toBeNull();
+    expect(webhookUrlProblem(`https://${host253}./hook`, strict)).toBeNull();
+    expect(webhookUrlProblem(`https://x${host253}/hook`, strict)).toContain('253');
+    // 243 characters of Unicode are 267 in the punycode (xn--) form that DNS sees.
+    const unicode = Array.from({ length: 4 }, () => 'ü'.repeat(60)).join('.');
+    expect(webhookUrlProblem(`https://${unicode}/hook`, strict)).toContain('253');
+  });
+
   it('leaves private targets to the connect-time check', () => {
     expect(webhookUrlProblem('https://127.0.0.1/hook', strict)).toBeNull();
     expect(webhookUrlProblem('https://localhost:8443/hook', strict)).toBeNull();

@@ -1,3 +1,6 @@
+/** The longest name DNS can carry, in its ASCII (punycode) form and without the root's trailing dot. */
+const MAX_HOST_LENGTH = 253;
+
 export interface WebhookUrlPolicy {
   allowInsecure: boolean;
 }
@@ -20,5 +23,7 @@ export function webhookUrlProblem(value: string, policy: WebhookUrlPolicy): stri
     return policy.allowInsecure ? 'must be an http or https URL' : 'must be an https URL';
   if (url.username || url.password) return 'must not contain user info';
   if (!url.hostname) return 'must have a host';
+  if (url.hostname.replace(/\.$/, '').length > MAX_HOST_LENGTH)
+    return `must have a host of at most ${MAX_HOST_LENGTH} characters`;
   return null;
 }

@@ -3,6 +3,7 @@ const STATUS = {
   validation_failed: 400,
   invalid_cursor: 400,
   unauthorized: 401,
+  forbidden: 403,
   not_found: 404,
   method_not_allowed: 405,
   request_timeout: 408,
@@ -58,6 +59,14 @@ export class ApiError extends Error {
 
   static unauthorized(): ApiError {
     return new ApiError('unauthorized', 'Missing or invalid credentials', [], { 'WWW-Authenticate': 'Bearer' });
+  }
+
+  /** A state-changing queue dashboard request sent by a page of another origin (cross-site request forgery). */
+  static crossSiteRequest(): ApiError {
+    return new ApiError(
+      'forbidden',
+      'The queue dashboard takes state-changing requests only from its own pages, not from another origin or site',
+    );
   }
 
   /** Node's own early answers, before a request reaches Express (src/http/http-server-limits.ts). */

@@ -11,6 +11,7 @@ import { loggedPath } from 'src/common/logging/root-logger';
 import { requestIdOf } from 'src/http/request-id';
 import type { AppConfig } from 'src/config/app-config';
 import { APP_CONFIG } from 'src/config/config.module';
+import { isCrossSiteWrite } from 'src/ops/dashboard-origin';
 import { DeliveryBoardAdapter } from 'src/webhooks/delivery-board.adapter';
 import { DeliveryOperator } from 'src/webhooks/delivery-operator.service';
 import { DELIVERY_PRODUCER } from 'src/webhooks/webhook-queue.constants';
@@ -39,6 +40,35 @@ export function basicAuth(adminToken: string, failures: Pick<AuthFailureLimit, '
       'WWW-Authenticate': 'Basic',
     });
     failures.refusal(req, unauthorized).then((error) => sendError(res, req, error), next);
+  };
+}
+
+function header(req: Request, name: string): string | undefined {
+  const value = req.headers[name];
+  return Array.isArray(value) ? value.join(',') : value;
+}
+
+/**
+ * Browsers send cached Basic credentials by themselves, so a page of another origin could make an
+ * operator's browser press the dashboard's buttons. Any method but GET/HEAD whose Origin is not the
+ * one the service was addressed by (the socket's scheme, `trust proxy` being off, and the Host
+ * header), or whose Sec-Fetch-Site is cross-site or same-site, is 403 before anything runs.
+ */
+export function refuseCrossSiteWrites() {
+  return (req: Request, res: Response, next: NextFunction): void => {
+    const host = header(req, 'host');
+    const request = {
+      method: req.method,
+      origin: header(req, 'origin'),
+      secFetchSite: header(req, 'sec-fetch-site'),
+      ownOrigin: host ? `${req.protocol}://${host}` : undefined,
+    };
+    if (!isCrossSiteWrite(request)) return next();
+    dashboardLogger.warn(
+      { method: req.method, path: loggedPath(req.path), origin: request.origin, secFetchSite: request.secFetchSite },
+      'queue dashboard: cross-site request refused',
+    );
+    sendError(res, req, ApiError.crossSiteRequest());
   };
 }
 
@@ -124,6 +154,7 @@ export function mountQueueDashboard(app: INestApplication): void {
   });
   app.use(
     DASHBOARD_PATH,
+    refuseCrossSiteWrites(),
     basicAuth(config.adminToken, app.get(AuthFailureLimit)),
     requireRedis(queue),
     contractErrorBodies(queue),

@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import type { Queue } from 'bull';
+import { withRedisCause } from 'src/redis/redis-errors';
 import { MicroBatcher } from 'src/webhooks/micro-batcher';
 import { type DeliveryJobSource, deliveryJob, deliveryJobId } from 'src/webhooks/delivery-job';
 import { DELIVERY_PRODUCER } from 'src/webhooks/webhook-queue.constants';
@@ -50,10 +51,24 @@ export class WebhookDispatcher implements OnApplicationShutdown {
     this.inFlight.add(pending);
   }
 
-  /** Awaitable form for the sweeper and the dashboard; re-adding an existing (id, cycle) is a no-op. */
+  /**
+   * Awaitable form for the sweeper and the dashboard; re-adding an existing (id, cycle) is a no-op.
+   * addBulk is one MULTI: a refusal (an OOM) surfaces under its own name, not as EXECABORT.
+   */
   async enqueue(jobs: DeliveryJobSource[]): Promise<void> {
     if (jobs.length === 0) return;
-    await this.queue.addBulk(jobs.map(deliveryJob));
+    const bulk = jobs.map(deliveryJob);
+    const added = await this.queue.addBulk(bulk).catch((error: unknown) => {
+      throw withRedisCause(error);
+    });
+    // Bull ignores the errors of single commands in its MULTI and hands back such a job without an
+    // id. After an OOM discarded a MULTI, ioredis takes the add script as loaded on that connection,
+    // and every later MULTI gets NOSCRIPT; a single add loads the script again (and re-adding an
+    // existing job id is a no-op).
+    for (const [index, job] of bulk.entries()) {
+      if (added?.[index]?.id === undefined || added?.[index]?.id === null)
+        await this.queue.add(job.name, job.data, job.opts);
+    }
   }
 
   /**

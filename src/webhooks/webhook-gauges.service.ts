@@ -5,6 +5,7 @@ import { APP_CONFIG } from 'src/config/config.module';
 import { WebhookEventRepository } from 'src/webhooks/webhook-event.repository';
 import { webhookOutboxBacklog, webhookQueueDepth } from 'src/webhooks/webhook-metrics';
 import { DELIVERY_PRODUCER } from 'src/webhooks/webhook-queue.constants';
+import { redisErrorMessage } from 'src/redis/redis-errors';
 
 /**
  * Keeps the backlog and queue-depth gauges fresh (every OUTBOX_SWEEP_INTERVAL_MS) in every process
@@ -29,7 +30,7 @@ export class WebhookGauges implements OnApplicationBootstrap, BeforeApplicationS
   private tick(): void {
     if (this.updating) return;
     this.updating = this.update()
-      .catch((error: unknown) => this.logger.warn(`webhook gauges not updated: ${(error as Error).message}`))
+      .catch((error: unknown) => this.logger.warn(`webhook gauges not updated: ${redisErrorMessage(error)}`))
       .finally(() => (this.updating = undefined));
   }
 

@@ -3,6 +3,7 @@ import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBoo
 import type { Job, Queue } from 'bull';
 import type { AppConfig } from 'src/config/app-config';
 import { APP_CONFIG } from 'src/config/config.module';
+import { redisErrorMessage } from 'src/redis/redis-errors';
 import { WebhookDeliveryProcessor } from 'src/webhooks/webhook-delivery.processor';
 import { WebhookHttpClient } from 'src/webhooks/webhook-http.client';
 import type { DeliveryJobData } from 'src/webhooks/delivery-job';
@@ -43,7 +44,7 @@ export class WebhookWorker implements OnApplicationBootstrap, BeforeApplicationS
 
   onApplicationBootstrap(): void {
     this.timer = setInterval(() => this.sweep(), this.config.sweepIntervalMs);
-    this.queue.on('error', (error: Error) => this.logger.warn(`delivery queue: ${error.message}`));
+    this.queue.on('error', (error: Error) => this.logger.warn(`delivery queue: ${redisErrorMessage(error)}`));
     this.queue
       .process(EVERY_JOB_NAME, this.config.webhookConcurrency, (job) => this.deliver(job))
       .catch((error: unknown) => this.logger.error(`delivery worker stopped: ${(error as Error).message}`));
