@@ -1,10 +1,20 @@
-import { CredentialCache } from 'src/accounts/credential-cache';
+import { CREDENTIAL_LEASE_MS, CredentialCache } from 'src/accounts/credential-cache';
 import { reconnectDelayMs } from 'src/accounts/credential-changes';
 
+/** A trusted cache whose lease a heartbeat renews whenever the test moves the clock. */
 function cacheAt(options: { maxEntries?: number; maxAgeMs?: number } = {}) {
-  const clock = { now: 1_000_000 };
-  const cache = new CredentialCache({ ...options, now: () => clock.now });
-  cache.trust();
+  let time = 1_000_000;
+  const cache = new CredentialCache({ ...options, now: () => time });
+  const clock = {
+    get now(): number {
+      return time;
+    },
+    set now(value: number) {
+      time = value;
+      cache.renewLease(value);
+    },
+  };
+  cache.trust(time);
   return { cache, clock };
 }
 
@@ -81,16 +91,49 @@ describe('CredentialCache', () => {
     const clock = { now: 0 };
     const cache = new CredentialCache({ now: () => clock.now });
     expect(cache.set('h', 'acc', null, cache.generation, clock.now)).toBe(false);
-    cache.trust();
+    cache.trust(clock.now);
     const inFlight = cache.generation;
     cache.set('h', 'acc', null, cache.generation, clock.now);
     cache.distrust();
     expect(cache.get('h')).toBeUndefined();
     expect(cache.set('h', 'acc', null, cache.generation, clock.now)).toBe(false);
-    cache.trust();
+    cache.trust(clock.now);
     expect(cache.get('h')).toBeUndefined();
     // A look-up that began before the outage must not land after the reconnect either.
     expect(cache.set('h', 'acc', null, inFlight, clock.now)).toBe(false);
+  });
+});
+
+describe('CredentialCache lease', () => {
+  it('answers only within the lease of the last answered round trip, counted from when it was sent', () => {
+    const clock = { now: 0 };
+    const cache = new CredentialCache({ now: () => clock.now });
+    cache.trust(0);
+    expect(cache.set('h', 'acc', null, cache.generation, 0)).toBe(true);
+    clock.now = CREDENTIAL_LEASE_MS - 1;
+    expect(cache.get('h')).toBe('acc');
+    // The listener went silent: no heartbeat answered since.
+    clock.now = CREDENTIAL_LEASE_MS;
+    expect(cache.get('h')).toBeUndefined();
+    expect(cache.isCurrent).toBe(false);
+    expect(cache.isTrusted).toBe(true);
+    // A heartbeat sent at 900 and answered now renews it until 900 + the lease.
+    cache.renewLease(900);
+    expect(cache.get('h')).toBe('acc');
+    clock.now = 900 + CREDENTIAL_LEASE_MS;
+    expect(cache.get('h')).toBeUndefined();
+  });
+
+  it('an older round trip answered late never shortens the lease, and distrust ends it', () => {
+    const clock = { now: 0 };
+    const cache = new CredentialCache({ now: () => clock.now });
+    cache.trust(0);
+    cache.renewLease(500);
+    cache.renewLease(100);
+    clock.now = 500 + CREDENTIAL_LEASE_MS - 1;
+    expect(cache.isCurrent).toBe(true);
+    cache.distrust();
+    expect(cache.isCurrent).toBe(false);
   });
 });
 

@@ -10,11 +10,17 @@ export interface CredentialCacheOptions {
   now?: () => number;
 }
 
+/** How long one round trip on the listening connection proves the cache current, from when it was sent. */
+export const CREDENTIAL_LEASE_MS = 1_000;
+
 /**
  * Secret hash → account for this process, in front of the public API's credential query. It is
- * fail-safe: it answers only while trusted (the invalidation listener is connected and listening),
- * and every invalidation bumps `generation`, so a look-up that began before a change and ends after
- * it is not stored. Only found secrets are stored: an unknown one always goes to the database.
+ * fail-safe: it answers only while trusted (the invalidation listener is connected and listening)
+ * and within its lease (the listener completed a round trip sent less than CREDENTIAL_LEASE_MS ago:
+ * PostgreSQL delivers every notification committed before that query ahead of its answer, so a
+ * connection that went silent stops the cache within the lease, before any heartbeat time-out).
+ * Every invalidation bumps `generation`, so a look-up that began before a change and ends after it
+ * is not stored. Only found secrets are stored: an unknown one always goes to the database.
  */
 export class CredentialCache {
   private readonly entries = new Map<string, Entry>();
@@ -23,6 +29,8 @@ export class CredentialCache {
   private readonly now: () => number;
   private currentGeneration = 0;
   private trusted = false;
+  /** Local clock (ms) until which the last round trip proves the cache current. */
+  private leaseUntil = 0;
 
   constructor(options: CredentialCacheOptions = {}) {
     this.maxEntries = options.maxEntries ?? 10_000;
@@ -35,17 +43,28 @@ export class CredentialCache {
     return this.currentGeneration;
   }
 
+  /** The listener is up (acknowledgements of changes arrive); the lease is not part of this. */
   get isTrusted(): boolean {
     return this.trusted;
+  }
+
+  /** Trusted and within the lease: entries may answer and be stored. */
+  get isCurrent(): boolean {
+    return this.trusted && this.now() < this.leaseUntil;
+  }
+
+  /** A round trip sent at `sentAt` (local clock) came back: the cache is current until sentAt + lease. */
+  renewLease(sentAt: number): void {
+    this.leaseUntil = Math.max(this.leaseUntil, sentAt + CREDENTIAL_LEASE_MS);
   }
 
   get size(): number {
     return this.entries.size;
   }
 
-  /** The account of a usable entry; undefined when absent, expired, or the cache is not trusted. */
+  /** The account of a usable entry; undefined when absent, expired, or the cache is not current. */
   get(hash: string): string | undefined {
-    if (!this.trusted) return undefined;
+    if (!this.isCurrent) return undefined;
     const entry = this.entries.get(hash);
     if (!entry) return undefined;
     if (entry.usableUntil <= this.now()) {
@@ -61,7 +80,7 @@ export class CredentialCache {
    * no expiry), counted from `startedAt`, taken before the query, so clock skew cannot extend it.
    */
   set(hash: string, accountId: string, remainingMs: number | null, generation: number, startedAt: number): boolean {
-    if (!this.trusted || generation !== this.currentGeneration) return false;
+    if (!this.isCurrent || generation !== this.currentGeneration) return false;
     const usableUntil = startedAt + Math.min(this.maxAgeMs, remainingMs ?? Infinity);
     if (usableUntil <= this.now()) return false;
     this.entries.delete(hash);
@@ -85,15 +104,21 @@ export class CredentialCache {
     this.entries.clear();
   }
 
-  /** The listener is listening again: start empty, as notifications may have been missed meanwhile. */
-  trust(): void {
+  /**
+   * The listener is listening again (its LISTEN was sent at `sentAt`): start empty, as
+   * notifications may have been missed meanwhile.
+   */
+  trust(sentAt: number): void {
     this.invalidateAll();
     this.trusted = true;
+    this.leaseUntil = 0;
+    this.renewLease(sentAt);
   }
 
   /** The listener is down: every look-up goes to the database until `trust`. */
   distrust(): void {
     this.trusted = false;
+    this.leaseUntil = 0;
     this.invalidateAll();
   }
 }

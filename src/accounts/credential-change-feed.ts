@@ -3,11 +3,16 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import { DataSource, EntityManager } from 'typeorm';
 import { ChangeAcknowledgements } from 'src/accounts/credential-acks';
-import { CredentialCache } from 'src/accounts/credential-cache';
+import { CREDENTIAL_LEASE_MS, CredentialCache } from 'src/accounts/credential-cache';
 import { CREDENTIAL_CHANNEL, LISTENER_APPLICATION_NAME } from 'src/accounts/credential-changes';
 
-/** How long a rotation waits for every API process to confirm before answering anyway. */
-const CONFIRM_WAIT_MS = 1_000;
+/**
+ * A process that has not acknowledged a change by its commit + the lease (and this margin for timers)
+ * cannot answer from its cache any more: its lease came from a round trip sent before the commit.
+ */
+const LEASE_MARGIN_MS = 100;
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
 
 /**
  * Changes to an account's credentials, announced to every API process's credential cache: the
@@ -25,8 +30,9 @@ export class CredentialChangeFeed {
 
   /**
    * Runs `work` in a transaction that announces the change. With `confirm` (a secret stops
-   * working), it returns only once every listening API process acknowledged it, or after
-   * CONFIRM_WAIT_MS, so no cache accepts the old secret after the caller answers.
+   * working), it returns only once every listening API process acknowledged it, or else once the
+   * lease of any process that did not has run out (commit + CREDENTIAL_LEASE_MS): so no cache
+   * accepts the old secret after the caller answers, even one whose listener went silent.
    */
   async change<T>(
     accountId: string,
@@ -42,24 +48,32 @@ export class CredentialChangeFeed {
         return value;
       });
       this.cache.invalidateAccount(accountId);
+      const leasesEnd = Date.now() + CREDENTIAL_LEASE_MS + LEASE_MARGIN_MS;
       // Committed: the caller must get its result (a new secret) even if the wait cannot be done.
-      if (confirm) await this.confirmed(change).catch((error: unknown) => this.unconfirmed((error as Error).message));
+      if (confirm) {
+        await this.confirmed(change, leasesEnd).catch(async (error: unknown) => {
+          this.unconfirmed((error as Error).message);
+          await sleep(leasesEnd - Date.now());
+        });
+      }
       return result;
     } finally {
       this.acks.forget(change);
     }
   }
 
-  private async confirmed(change: string): Promise<void> {
-    // Acknowledgements come through this process's own listener (none in the CLI, or while it is down).
-    if (!this.cache.isTrusted) return;
+  private async confirmed(change: string, leasesEnd: number): Promise<void> {
+    // Acknowledgements come through this process's own listener (none in the CLI, or while it is
+    // down): without it, wait the leases out.
+    if (!this.cache.isTrusted) return sleep(leasesEnd - Date.now());
     const [{ listeners }]: { listeners: number }[] = await this.dataSource.query(
       `SELECT count(*)::int AS listeners FROM pg_stat_activity
         WHERE datname = current_database() AND application_name = $1`,
       [LISTENER_APPLICATION_NAME],
     );
-    if (!(await this.acks.wait(change, listeners, CONFIRM_WAIT_MS)))
-      this.unconfirmed(`not all ${listeners} API processes acknowledged within ${CONFIRM_WAIT_MS} ms`);
+    // The wait ends with the leases: a process that has not acknowledged by then no longer answers from its cache.
+    if (!(await this.acks.wait(change, listeners, Math.max(0, leasesEnd - Date.now()))))
+      this.unconfirmed(`not all ${listeners} API processes acknowledged before their leases ran out`);
   }
 
   private unconfirmed(reason: string): void {

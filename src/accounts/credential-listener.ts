@@ -12,18 +12,22 @@ import {
 import type { AppConfig } from 'src/config/app-config';
 import { APP_CONFIG } from 'src/config/config.module';
 
-/** A round trip on the listening connection this often finds a silently dead one... */
-const HEARTBEAT_INTERVAL_MS = 15_000;
-/** ...when it goes unanswered this long. */
+/**
+ * A round trip on the listening connection this often renews the cache's lease (CREDENTIAL_LEASE_MS,
+ * twice as long, so one slow answer does not lapse it)...
+ */
+const HEARTBEAT_INTERVAL_MS = 500;
+/** ...and one unanswered this long means the connection is dead: it is dropped and reconnected. */
 const HEARTBEAT_TIMEOUT_MS = 5_000;
 
 /**
  * Keeps this API process's credential cache honest: one dedicated connection LISTENs for
  * credential changes, invalidates the account each notification names and acknowledges it (a
  * rotation waits for every process's acknowledgement, see CredentialChangeFeed). The cache is
- * trusted only while that connection is up and listening; when it drops, every look-up goes to the
- * database until a reconnect (with backoff) succeeds, which starts the cache empty, as
- * notifications were missed meanwhile.
+ * used only while that connection is up and listening, and only within the lease its last answered
+ * heartbeat gives (CredentialCache): a connection gone silent stops the cache within about a second.
+ * When it drops, every look-up goes to the database until a reconnect (with backoff) succeeds,
+ * which starts the cache empty, as notifications were missed meanwhile.
  */
 @Injectable()
 export class CredentialListener implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -33,6 +37,8 @@ export class CredentialListener implements OnApplicationBootstrap, OnApplication
   private stopped = false;
   private retryTimer?: NodeJS.Timeout;
   private heartbeatTimer?: NodeJS.Timeout;
+  /** A heartbeat is in flight: the next one waits for it (pg would queue it behind). */
+  private beating = false;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -68,8 +74,10 @@ export class CredentialListener implements OnApplicationBootstrap, OnApplication
     client.on('notification', ({ channel, payload = '' }) => this.notified(client, channel, payload));
     client.on('error', (error) => this.lost(client, error.message));
     client.on('end', () => this.lost(client, 'connection closed'));
+    let listenSentAt: number;
     try {
       await client.connect();
+      listenSentAt = Date.now();
       await client.query(`LISTEN ${CREDENTIAL_CHANNEL}; LISTEN ${CREDENTIAL_ACK_CHANNEL}`);
     } catch (error) {
       this.lost(client, (error as Error).message);
@@ -77,7 +85,8 @@ export class CredentialListener implements OnApplicationBootstrap, OnApplication
     }
     if (client !== this.client) return;
     this.failures = 0;
-    this.cache.trust();
+    this.beating = false;
+    this.cache.trust(listenSentAt);
     credentialListenerUp.set(1);
     this.heartbeatTimer = setInterval(() => this.heartbeat(client), HEARTBEAT_INTERVAL_MS).unref();
     this.logger.log('listening for credential changes; credential cache in use');
@@ -92,10 +101,18 @@ export class CredentialListener implements OnApplicationBootstrap, OnApplication
     client.query('SELECT pg_notify($1, $2)', [CREDENTIAL_ACK_CHANNEL, payload]).catch(() => undefined);
   }
 
+  /** Every notification committed before `SELECT 1` was sent arrives before its answer: the lease. */
   private heartbeat(client: Client): void {
+    if (this.beating) return;
+    this.beating = true;
+    const sentAt = Date.now();
     const deadline = setTimeout(() => this.lost(client, 'heartbeat unanswered'), HEARTBEAT_TIMEOUT_MS).unref();
     client.query('SELECT 1').then(
-      () => clearTimeout(deadline),
+      () => {
+        clearTimeout(deadline);
+        this.beating = false;
+        if (client === this.client) this.cache.renewLease(sentAt);
+      },
       () => clearTimeout(deadline), // a failed query also ends the connection: 'error' or 'end' follows
     );
   }

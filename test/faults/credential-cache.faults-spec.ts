@@ -1,3 +1,5 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import type { Pool } from 'pg';
 import { databaseServer } from '../helpers/ops-infra';
 import { TestApp, startApp } from '../helpers/test-app';
@@ -30,6 +32,22 @@ async function credentialMetrics(app: TestApp): Promise<{ up: number; cache: num
     cache: value(/^credential_lookups_total\{source="cache"\} (\d+)$/m),
     database: value(/^credential_lookups_total\{source="database"\} (\d+)$/m),
   };
+}
+
+/** The PostgreSQL backend pid of the process's listening connection, matched by its client port (ss). */
+async function listenerBackendOf(app: TestApp, db: Pool): Promise<number> {
+  const { stdout } = await promisify(execFile)('ss', ['-tnpH', 'state', 'established']);
+  const ports = stdout
+    .split('\n')
+    .filter((line) => line.includes(`pid=${app.process.pid},`))
+    .map((line) => Number(line.trim().split(/\s+/)[2]?.split(':').pop()));
+  const { rows } = await db.query<{ pid: number; client_port: number }>(
+    'SELECT pid, client_port FROM pg_stat_activity WHERE application_name = $1 AND datname = current_database()',
+    [LISTENER],
+  );
+  const backend = rows.find((row) => ports.includes(row.client_port));
+  if (!backend) throw new Error(`no listening connection of process ${app.process.pid} in pg_stat_activity`);
+  return backend.pid;
 }
 
 describe('credential cache across 2 API processes', () => {
@@ -156,11 +174,10 @@ describe('credential cache across 2 API processes', () => {
     for (let attempt = 0; attempt < 5 && !rotated; attempt += 1) {
       await warm(account.secret);
 
-      const killed = await db.query(
-        'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1 AND datname = current_database()',
-        [LISTENER],
-      );
-      expect(killed.rowCount).toBe(2);
+      // B's listener alone: A's stays up, so the rotation hears its own acknowledgement and does not
+      // wait out the lease (B's listener reconnects after 0.5 s).
+      const killed = await db.query('SELECT pg_terminate_backend($1)', [await listenerBackendOf(b, db)]);
+      expect(killed.rowCount).toBe(1);
       await waitUntil(async () => (await credentialMetrics(b)).up === 0, 5_000, 'B to notice its listener is gone');
       const down = await credentialMetrics(b);
       expect(await publicStatus(b, account.secret)).toBe(200);
@@ -187,6 +204,52 @@ describe('credential cache across 2 API processes', () => {
     expect(b.output.join('')).toMatch(/credential listener down/);
   });
 
+  it('a listener gone silent alone (the process still reaches PostgreSQL) stops its cache within the lease: no old secret accepted after a grace-0 rotation answered', async () => {
+    const proxy = await startPausableProxy(databaseServer().port, databaseServer().host);
+    const url = new URL(process.env.DATABASE_URL as string);
+    url.host = `127.0.0.1:${proxy.port}`;
+    const c = await startApp({ ...env, DATABASE_URL: url.toString() });
+    try {
+      await waitUntil(async () => (await credentialMetrics(c)).up === 1, 10_000, 'the listener of C');
+      const account = await admin.createAccount('silent listener', 'https://example.com/hook');
+      await waitUntil(
+        async () => {
+          const before = (await credentialMetrics(c)).cache;
+          expect(await publicStatus(c, account.secret)).toBe(200);
+          return (await credentialMetrics(c)).cache > before;
+        },
+        5_000,
+        'a cache hit on C',
+        0,
+      );
+      // Only C's listening connection goes silent; its pool's connections keep working.
+      expect(proxy.silence((first) => first.includes(Buffer.from(LISTENER)))).toBe(1);
+      const silencedAt = clock();
+      const sentAt = clock();
+      await rotate(account.id);
+      const answeredAt = clock();
+      const samples: Sample[] = [];
+      while (clock() - answeredAt < 3_000)
+        samples.push({ sentAt: clock(), status: await publicStatus(c, account.secret) });
+      const accepted = samples.filter((s) => s.status === 200);
+      report('credential-cache silent listener', {
+        rotation_answered_after_ms: Math.round(answeredAt - sentAt),
+        requests_after_answer: samples.length,
+        old_secret_accepted_after_answer: accepted.length,
+        last_acceptance_after_answer_ms: accepted.length
+          ? Math.round(accepted[accepted.length - 1].sentAt - answeredAt)
+          : 0,
+        listener_silent_before_rotation_ms: Math.round(sentAt - silencedAt),
+      });
+      expect(samples.filter((s) => s.status !== 200 && s.status !== 401)).toEqual([]);
+      expect(accepted).toEqual([]);
+    } finally {
+      proxy.resume();
+      await c.close();
+      await proxy.close();
+    }
+  });
+
   it('a listener connection that goes silent (a partition) is noticed by its heartbeat, and the listener reconnects once the network is back', async () => {
     const proxy = await startPausableProxy(databaseServer().port, databaseServer().host);
     const url = new URL(process.env.DATABASE_URL as string);
@@ -196,7 +259,8 @@ describe('credential cache across 2 API processes', () => {
       await waitUntil(async () => (await credentialMetrics(c)).up === 1, 10_000, 'the listener of C');
       proxy.pause();
       const pausedAt = Date.now();
-      // Heartbeat every 15 s, unanswered after 5 s: the cache is dropped within about 20 s.
+      // Heartbeat every 0.5 s, unanswered after 5 s: the listener is dropped within about 5.5 s
+      // (its cache stopped answering 1 s after the last answered heartbeat already).
       await waitUntil(async () => (await credentialMetrics(c)).up === 0, 30_000, 'C to give up on its listener', 500);
       const noticedAfterMs = Date.now() - pausedAt;
       proxy.resume();

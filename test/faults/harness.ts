@@ -321,14 +321,22 @@ export async function watchStalled(
 /**
  * A TCP forwarder that can go silent like a network partition: while paused, bytes in both
  * directions are held (no RST, no FIN) and new connections are accepted but never answered.
+ * `silence` does that to the open connections whose first bytes from the client match, alone (a
+ * PostgreSQL startup message names its application_name there).
  */
 export async function startPausableProxy(
   targetPort: number,
   targetHost = '127.0.0.1',
-): Promise<{ port: number; pause(): void; resume(): void; close(): Promise<void> }> {
+): Promise<{
+  port: number;
+  pause(): void;
+  resume(): void;
+  silence(firstBytesMatch: (first: Buffer) => boolean): number;
+  close(): Promise<void>;
+}> {
   const sockets = new Set<Socket>();
   let paused = false;
-  const pairs: Array<{ client: Socket; upstream: Socket | null }> = [];
+  const pairs: Array<{ client: Socket; upstream: Socket | null; first?: Buffer }> = [];
   const link = (pair: (typeof pairs)[number]): void => {
     const upstream = tcpConnect(targetPort, targetHost);
     pair.upstream = upstream;
@@ -340,7 +348,8 @@ export async function startPausableProxy(
     sockets.add(client);
     client.on('error', () => undefined);
     client.on('close', () => pair.upstream?.destroy());
-    const pair = { client, upstream: null as Socket | null };
+    const pair: (typeof pairs)[number] = { client, upstream: null };
+    client.once('data', (chunk: Buffer) => (pair.first = chunk));
     pairs.push(pair);
     if (!paused) link(pair);
   });
@@ -353,6 +362,14 @@ export async function startPausableProxy(
         pair.client.pause();
         pair.upstream?.pause();
       }
+    },
+    silence: (firstBytesMatch) => {
+      const silenced = pairs.filter((pair) => !pair.client.destroyed && pair.first && firstBytesMatch(pair.first));
+      for (const pair of silenced) {
+        pair.client.pause();
+        pair.upstream?.pause();
+      }
+      return silenced.length;
     },
     resume: () => {
       paused = false;
