@@ -32,7 +32,9 @@ export class CredentialChangeFeed {
    * Runs `work` in a transaction that announces the change. With `confirm` (a secret stops
    * working), it returns only once every listening API process acknowledged it, or else once the
    * lease of any process that did not has run out (commit + CREDENTIAL_LEASE_MS): so no cache
-   * accepts the old secret after the caller answers, even one whose listener went silent.
+   * accepts the old secret after the caller answers, even one whose listener went silent. A process
+   * whose listening connection PostgreSQL already dropped, unnoticed, is not counted: its lease
+   * bounds it to 1 s after the answer.
    */
   async change<T>(
     accountId: string,

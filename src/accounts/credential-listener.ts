@@ -113,7 +113,13 @@ export class CredentialListener implements OnApplicationBootstrap, OnApplication
         this.beating = false;
         if (client === this.client) this.cache.renewLease(sentAt);
       },
-      () => clearTimeout(deadline), // a failed query also ends the connection: 'error' or 'end' follows
+      (error: Error) => {
+        // Usually the connection ended ('error' or 'end' follows); if it is still open (a cancelled
+        // query), it is dropped too, so that heartbeats never stop while the listener looks up.
+        clearTimeout(deadline);
+        this.beating = false;
+        this.lost(client, `heartbeat failed: ${error.message}`);
+      },
     );
   }
 

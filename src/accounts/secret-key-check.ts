@@ -63,12 +63,18 @@ export class SecretKeyCheck implements OnApplicationBootstrap, OnApplicationShut
 
   private retryLater(): void {
     this.timer = setTimeout(() => {
-      void this.problem().then((problem) => {
-        if (problem === 'unchecked') return this.retryLater();
-        if (problem === null) return this.logger.log('SECRET_ENCRYPTION_KEY decrypts the stored secrets');
-        process.stderr.write(`${new ConfigError('SECRET_ENCRYPTION_KEY', problem).message}\n`);
-        process.exit(1);
-      });
+      void this.problem().then(
+        (problem) => {
+          if (problem === 'unchecked') return this.retryLater();
+          if (problem === null) return this.logger.log('SECRET_ENCRYPTION_KEY decrypts the stored secrets');
+          process.stderr.write(`${new ConfigError('SECRET_ENCRYPTION_KEY', problem).message}\n`);
+          process.exit(1);
+        },
+        (error: Error) => {
+          this.logger.warn(`SECRET_ENCRYPTION_KEY could not be checked yet (${error.message}); trying again`);
+          this.retryLater();
+        },
+      );
     }, RETRY_MS);
     this.timer.unref();
   }

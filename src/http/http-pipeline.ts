@@ -88,7 +88,8 @@ function reparseMisreadBody(req: Request, _res: Response, next: NextFunction): v
   if (text === undefined) return next();
   rawJsonToReparse.delete(req);
   try {
-    req.body = parseJson(text);
+    // body-parser drops a leading byte order mark before parsing; so does this.
+    req.body = parseJson(text.replace(/^\uFEFF/, ''));
     next();
   } catch (error) {
     next(Object.assign(new SyntaxError((error as Error).message), { status: 400, type: 'entity.parse.failed' }));

@@ -50,6 +50,15 @@ describe('describeDeliveryError', () => {
       'tls: DEPTH_ZERO_SELF_SIGNED_CERT self-signed certificate',
     ],
     [
+      'a self-signed certificate, with the advice Node 24 and 26 append for their own operator',
+      nodeError(
+        'DEPTH_ZERO_SELF_SIGNED_CERT',
+        'self-signed certificate; if the root CA is installed locally, try running Node.js with --use-system-ca',
+      ),
+      'tls',
+      'tls: DEPTH_ZERO_SELF_SIGNED_CERT self-signed certificate',
+    ],
+    [
       'a certificate from an unknown CA',
       nodeError('UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'unable to verify the first certificate'),
       'tls',

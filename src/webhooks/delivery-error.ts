@@ -35,8 +35,16 @@ function sslCode(reason: string): string {
     .replace(/[^A-Z0-9]+/g, '_')}`;
 }
 
+/**
+ * Advice Node.js appends to a certificate error for whoever runs it (Node 24 and 26: `; if the root
+ * CA is installed locally, try running Node.js with --use-system-ca`): about our process, not the
+ * client's certificate, so it is not part of the reason.
+ */
+const NODE_ADVICE = /; if the root CA is installed locally,.*$/;
+
 /** `tls: <code> <reason>`, or null when the error is not about TLS. */
-function tlsText(code: string | undefined, message: string, phase: DeliveryPhase): string | null {
+function tlsText(code: string | undefined, fullMessage: string, phase: DeliveryPhase): string | null {
+  const message = fullMessage.replace(NODE_ADVICE, '');
   const openssl = OPENSSL_REASON.exec(message)?.[1]?.trim();
   if (openssl) return `tls: ${code?.startsWith('ERR_SSL_') ? code : sslCode(openssl)} ${openssl}`;
   const tlsCode =

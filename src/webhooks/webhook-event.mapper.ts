@@ -1,3 +1,4 @@
+import { parseJson } from 'src/common/json';
 import { iso } from 'src/common/time';
 import type { WebhookAttempt } from 'src/webhooks/webhook-attempt.entity';
 import type { WebhookEvent } from 'src/webhooks/webhook-event.entity';
@@ -17,7 +18,7 @@ export function toWebhookEventResponse(event: WebhookEvent): WebhookEventRespons
     last_response_status: event.lastResponseStatus,
     last_error: event.lastError,
     next_attempt_at: iso(event.nextAttemptAt),
-    payload: JSON.parse(event.body) as object,
+    payload: parseJson(event.body) as object,
   };
 }
 
