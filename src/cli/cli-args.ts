@@ -2,85 +2,12 @@
 
 import * as util from 'node:util';
 import { ApiError } from 'src/common/api-error';
-import { DEFAULT_LIMIT, MAX_LIMIT } from 'src/common/pagination';
+import { COMMANDS, type CommandName, type CommandSpec } from 'src/cli/cli-command-table';
 import { checkRange, parseTimestamp } from 'src/common/timestamps';
 import { textIssue } from 'src/http/unsafe-input';
 import { isUuid } from 'src/common/uuid';
 
-export type CommandName =
-  | 'accounts:create'
-  | 'accounts:rotate-secret'
-  | 'deliveries:failed'
-  | 'deliveries:replay'
-  | 'redact'
-  | 'reencrypt'
-  | 'retention';
-
-interface CommandSpec {
-  positionals: readonly string[];
-  /** Option name → placeholder; each takes one value. */
-  options: Readonly<Record<string, string>>;
-  /** Options that take no value (present or not). */
-  flags?: readonly string[];
-  required?: readonly string[];
-  /** Options that must be whole numbers in [min, max]. */
-  integers?: Readonly<Record<string, readonly [number, number]>>;
-  exclusive?: readonly [string, readonly string[]];
-  /** Options that must be UUIDs (every positional is an id, so it must be one too). */
-  uuids?: readonly string[];
-  /** A `[from, to]` pair of ISO 8601 options, from not after to. */
-  timeRange?: readonly [string, string];
-  summary: string;
-}
-
-const COMMANDS: Readonly<Record<CommandName, CommandSpec>> = {
-  'accounts:create': {
-    positionals: [],
-    options: { name: '<name>', 'webhook-url': '<url>' },
-    required: ['name'],
-    summary: 'Create an account; prints it with its webhook secret (shown only this once)',
-  },
-  'accounts:rotate-secret': {
-    positionals: ['<account-id>'],
-    options: { 'grace-seconds': '<n>' },
-    integers: { 'grace-seconds': [0, 604_800] },
-    summary: 'Issue a new webhook secret; the old one keeps working for the grace period (default 86400 s)',
-  },
-  'deliveries:failed': {
-    positionals: ['<account-id>'],
-    options: { limit: '<n>' },
-    integers: { limit: [1, MAX_LIMIT] },
-    summary: `List the account's failed webhook events, newest first (default limit ${DEFAULT_LIMIT})`,
-  },
-  'deliveries:replay': {
-    positionals: ['<account-id>'],
-    options: { event: '<event-id>', 'created-from': '<iso-time>', 'created-to': '<iso-time>' },
-    exclusive: ['event', ['created-from', 'created-to']],
-    uuids: ['event'],
-    timeRange: ['created-from', 'created-to'],
-    summary: 'Redeliver failed webhook events (one with --event, else all, optionally by creation time)',
-  },
-  redact: {
-    positionals: ['<verification-id>'],
-    options: {},
-    summary:
-      "Erase a verification's personal data everywhere it is kept (as the client's redact route does); prints it",
-  },
-  reencrypt: {
-    positionals: [],
-    options: { 'batch-size': '<n>' },
-    integers: { 'batch-size': [1, 10_000] },
-    summary:
-      "Seal every stored webhook secret under SECRET_ENCRYPTION_KEY's first key (the last step of a key rotation; default batches of 500)",
-  },
-  retention: {
-    positionals: [],
-    options: {},
-    flags: ['dry-run'],
-    summary:
-      'Run a retention pass now (PII_RETENTION_DAYS, WEBHOOK_EVENT_RETENTION_DAYS); --dry-run only counts what it would do',
-  },
-};
+export type { CommandName } from 'src/cli/cli-command-table';
 
 export type ParsedArgs =
   | { kind: 'help'; command?: CommandName }

@@ -118,7 +118,7 @@ export async function runCommand(
       if (counts.undecryptable.length === 0) return `${done}Every stored secret is now sealed by that key.\n`;
       throw new Error(
         `${done.trim()} ${counts.undecryptable.length} secret(s) no key of SECRET_ENCRYPTION_KEY decrypts were left as they are ` +
-          `(account_secrets ids: ${counts.undecryptable.slice(0, 10).join(', ')}${counts.undecryptable.length > 10 ? ', …' : ''}); ` +
+          `(secret ids: ${counts.undecryptable.slice(0, 10).join(', ')}${counts.undecryptable.length > 10 ? ', …' : ''}); ` +
           'add the key they were sealed with and run it again',
       );
     }

@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ConfigError, parseConfig, resolveLocalSecrets, type Env } from 'src/config/app-config';
+import { ConfigError, parseConfig, type Env } from 'src/config/app-config';
+import { resolveLocalSecrets } from 'src/config/local-secrets';
 
 const SECRETS: Env = {
   ADMIN_TOKEN: 'admin-token-0123456789',

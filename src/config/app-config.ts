@@ -1,5 +1,3 @@
-import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { hashTagOf, type RedisNode } from 'src/redis/redis-connection';
 import { parseRetrySchedule } from 'src/config/retry-schedule';
 
@@ -60,8 +58,8 @@ export type Env = Readonly<Record<string, string | undefined>>;
 const MAX_RETENTION_DAYS = 36_500;
 const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 const ROLES: readonly AppRole[] = ['all', 'api', 'worker'];
-const GENERATED = ['ADMIN_TOKEN', 'INTERNAL_API_TOKEN', 'SECRET_ENCRYPTION_KEY'] as const;
-type GeneratedName = (typeof GENERATED)[number];
+/** Required; generated outside production (local-secrets.ts). */
+export const REQUIRED_SECRETS = ['ADMIN_TOKEN', 'INTERNAL_API_TOKEN', 'SECRET_ENCRYPTION_KEY'] as const;
 
 function text(env: Env, name: string, fallback: string): string {
   const value = env[name];
@@ -137,37 +135,6 @@ function clusterNodes(env: Env): RedisNode[] {
   });
 }
 
-/**
- * Outside production, the three secrets are generated once and kept in a git-ignored file so that
- * restarts keep working (secrets encrypted under a lost key would be lost).
- */
-export function resolveLocalSecrets(env: Env, file: string, warn: (line: string) => void): Env {
-  const missing = GENERATED.filter((name) => !env[name]);
-  if (missing.length === 0) return env;
-  if ((env.NODE_ENV ?? '') === 'production') {
-    throw new ConfigError(missing[0], 'is required when NODE_ENV=production');
-  }
-  const stored: Partial<Record<GeneratedName, string>> = existsSync(file)
-    ? (JSON.parse(readFileSync(file, 'utf8')) as Partial<Record<GeneratedName, string>>)
-    : {};
-  const created: GeneratedName[] = [];
-  for (const name of missing) {
-    if (stored[name]) continue;
-    stored[name] = randomBytes(32).toString(name === 'SECRET_ENCRYPTION_KEY' ? 'base64' : 'base64url');
-    created.push(name);
-  }
-  if (created.length > 0) {
-    writeFileSync(file, JSON.stringify(stored, null, 2) + '\n', { mode: 0o600 });
-    warn(
-      `WARNING: generated ${created.join(', ')} for local development and saved them in ${file}; set them explicitly in production.`,
-    );
-    for (const name of created) warn(`WARNING: ${name}=${stored[name]}`);
-  }
-  const resolved: Record<string, string | undefined> = { ...env };
-  for (const name of missing) resolved[name] = stored[name];
-  return resolved;
-}
-
 /** Validates the environment once; the first problem stops the start with one line naming it. */
 export function parseConfig(env: Env): AppConfig {
   const role = text(env, 'APP_ROLE', 'all') as AppRole;
@@ -189,7 +156,7 @@ export function parseConfig(env: Env): AppConfig {
   if (redisClusterNodes.length > 0 && hashTagOf(queuePrefix) === null) {
     throw new ConfigError('QUEUE_PREFIX', 'must contain a hash tag such as {kyc} when REDIS_CLUSTER_NODES is set');
   }
-  for (const name of GENERATED) {
+  for (const name of REQUIRED_SECRETS) {
     if (!env[name]) throw new ConfigError(name, 'is required');
   }
   return {

@@ -1,6 +1,7 @@
 import { Global, Module } from '@nestjs/common';
 import { join } from 'node:path';
-import { AppConfig, parseConfig, resolveLocalSecrets } from 'src/config/app-config';
+import { AppConfig, parseConfig } from 'src/config/app-config';
+import { resolveLocalSecrets } from 'src/config/local-secrets';
 import { projectRoot } from 'src/config/project-root';
 
 export const APP_CONFIG = Symbol('APP_CONFIG');

@@ -75,17 +75,27 @@ describe('credential cache across 2 API processes', () => {
   };
 
   /** Until B answers the secret from its cache (a look-up that overlaps any change is not stored). */
-  const warm = (secret: string): Promise<void> =>
+  const warm = (secret: string, app: TestApp = b, name = 'B'): Promise<void> =>
     waitUntil(
       async () => {
-        const before = (await credentialMetrics(b)).cache;
-        expect(await publicStatus(b, secret)).toBe(200);
-        return (await credentialMetrics(b)).cache > before;
+        const before = (await credentialMetrics(app)).cache;
+        expect(await publicStatus(app, secret)).toBe(200);
+        return (await credentialMetrics(app)).cache > before;
       },
       5_000,
-      'a cache hit on B',
+      `a cache hit on ${name}`,
       0,
     );
+
+  /** A third API process C whose connections to PostgreSQL all go through a pausable TCP proxy. */
+  const startBehindProxy = async () => {
+    const proxy = await startPausableProxy(databaseServer().port, databaseServer().host);
+    const url = new URL(process.env.DATABASE_URL as string);
+    url.host = `127.0.0.1:${proxy.port}`;
+    const c = await startApp({ ...env, DATABASE_URL: url.toString() });
+    await waitUntil(async () => (await credentialMetrics(c)).up === 1, 10_000, 'the listener of C');
+    return { proxy, c };
+  };
 
   beforeAll(async () => {
     db = runDb();
@@ -205,23 +215,10 @@ describe('credential cache across 2 API processes', () => {
   });
 
   it('a listener gone silent alone (the process still reaches PostgreSQL) stops its cache within the lease: no old secret accepted after a grace-0 rotation answered', async () => {
-    const proxy = await startPausableProxy(databaseServer().port, databaseServer().host);
-    const url = new URL(process.env.DATABASE_URL as string);
-    url.host = `127.0.0.1:${proxy.port}`;
-    const c = await startApp({ ...env, DATABASE_URL: url.toString() });
+    const { proxy, c } = await startBehindProxy();
     try {
-      await waitUntil(async () => (await credentialMetrics(c)).up === 1, 10_000, 'the listener of C');
       const account = await admin.createAccount('silent listener', 'https://example.com/hook');
-      await waitUntil(
-        async () => {
-          const before = (await credentialMetrics(c)).cache;
-          expect(await publicStatus(c, account.secret)).toBe(200);
-          return (await credentialMetrics(c)).cache > before;
-        },
-        5_000,
-        'a cache hit on C',
-        0,
-      );
+      await warm(account.secret, c, 'C');
       // Only C's listening connection goes silent; its pool's connections keep working.
       expect(proxy.silence((first) => first.includes(Buffer.from(LISTENER)))).toBe(1);
       const silencedAt = clock();
@@ -251,12 +248,8 @@ describe('credential cache across 2 API processes', () => {
   });
 
   it('a listener connection that goes silent (a partition) is noticed by its heartbeat, and the listener reconnects once the network is back', async () => {
-    const proxy = await startPausableProxy(databaseServer().port, databaseServer().host);
-    const url = new URL(process.env.DATABASE_URL as string);
-    url.host = `127.0.0.1:${proxy.port}`;
-    const c = await startApp({ ...env, DATABASE_URL: url.toString() });
+    const { proxy, c } = await startBehindProxy();
     try {
-      await waitUntil(async () => (await credentialMetrics(c)).up === 1, 10_000, 'the listener of C');
       proxy.pause();
       const pausedAt = Date.now();
       // Heartbeat every 0.5 s, unanswered after 5 s: the listener is dropped within about 5.5 s
