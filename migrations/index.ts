@@ -2,6 +2,7 @@ import { InitialSchema1763780000000 } from './1763780000000-InitialSchema';
 import { WebhookOutbox1763780000001 } from './1763780000001-WebhookOutbox';
 import { ListSearchCoveringIndexes1763790000000 } from './1763790000000-ListSearchCoveringIndexes';
 import { Redaction1763800000000 } from './1763800000000-Redaction';
+import { WebhookEndpoints1763810000000 } from './1763810000000-WebhookEndpoints';
 
 /** Listed explicitly so the app, the CLI and the tests run the same migrations without globbing. */
 export const MIGRATIONS = [
@@ -9,4 +10,5 @@ export const MIGRATIONS = [
   WebhookOutbox1763780000001,
   ListSearchCoveringIndexes1763790000000,
   Redaction1763800000000,
+  WebhookEndpoints1763810000000,
 ];

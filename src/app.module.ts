@@ -1,5 +1,6 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { AccountsModule } from 'src/accounts/accounts.module';
+import { AdminModule } from 'src/admin/admin.module';
 import { CredentialListenerModule } from 'src/accounts/credential-listener.module';
 import { SecretKeyCheckModule } from 'src/accounts/secret-key-check.module';
 import { AuthModule } from 'src/auth/auth.module';
@@ -14,7 +15,14 @@ import { WebhookWorkerModule } from 'src/webhooks/webhook-worker.module';
 import { WebhooksModule } from 'src/webhooks/webhooks.module';
 
 /** The HTTP API: admin, internal and public routes, and the delivery log. */
-const API_MODULES = [AccountsModule, CredentialListenerModule, WebhooksModule, VerificationsModule, AuthModule];
+const API_MODULES = [
+  AccountsModule,
+  AdminModule,
+  CredentialListenerModule,
+  WebhooksModule,
+  VerificationsModule,
+  AuthModule,
+];
 /** The delivery worker, the outbox sweeper and the retention passes. */
 const WORKER_MODULES = [WebhookWorkerModule, RetentionWorkerModule];
 

@@ -5,7 +5,6 @@ import { AccountSecretRepository } from 'src/accounts/account-secret.repository'
 import { Account } from 'src/accounts/account.entity';
 import { AccountRepository } from 'src/accounts/account.repository';
 import { AccountsService } from 'src/accounts/accounts.service';
-import { AdminAccountsController } from 'src/accounts/admin-accounts.controller';
 import { ChangeAcknowledgements } from 'src/accounts/credential-acks';
 import { CredentialCache } from 'src/accounts/credential-cache';
 import { CredentialChangeFeed } from 'src/accounts/credential-change-feed';
@@ -15,7 +14,6 @@ import { repositoryProviders } from 'src/database/repository-providers';
 
 @Module({
   imports: [TypeOrmModule.forFeature([Account, AccountSecret]), DatabaseModule],
-  controllers: [AdminAccountsController],
   // The cache stays unused (every look-up queries) unless CredentialListenerModule runs beside it.
   providers: [
     ...repositoryProviders(AccountRepository, AccountSecretRepository),

@@ -61,15 +61,25 @@ export class AccountsService {
     return this.accounts.exists(id, manager);
   }
 
-  async update(id: string, changes: { name?: string; webhookUrl?: string | null }): Promise<Account> {
+  /**
+   * Updates the account; `alsoIn`, given the account as it was, runs in the same transaction after
+   * the update (the webhooks feature enables the endpoint of a new URL there).
+   */
+  async update(
+    id: string,
+    changes: { name?: string; webhookUrl?: string | null },
+    alsoIn?: (manager: EntityManager, before: Readonly<Account>) => Promise<void>,
+  ): Promise<Account> {
     if (changes.webhookUrl !== undefined) this.checkUrl(changes.webhookUrl);
     const account = await this.get(id);
+    const before = { ...account };
     if (changes.name !== undefined) account.name = changes.name;
     if (changes.webhookUrl !== undefined) account.webhookUrl = changes.webhookUrl;
     account.updatedAt = new Date();
     await this.credentialChanges.change(id, async (manager) => {
       const { name, webhookUrl, updatedAt } = account;
       await this.accounts.update(manager, id, { name, webhookUrl, updatedAt });
+      if (alsoIn) await alsoIn(manager, before);
     });
     return account;
   }
@@ -123,10 +133,11 @@ export class AccountsService {
     return this.accounts.webhookUrl(accountId);
   }
 
-  private checkUrl(webhookUrl: string | null): void {
+  /** A 400 naming `field` when the URL breaks the webhook_url rules. */
+  checkUrl(webhookUrl: string | null, field = 'webhook_url'): void {
     if (webhookUrl === null) return;
     const problem = webhookUrlProblem(webhookUrl, { allowInsecure: this.config.webhookAllowInsecureUrls });
-    if (problem) throw ApiError.validation('webhook_url', problem);
+    if (problem) throw ApiError.validation(field, problem);
   }
 
   private secretRow(accountId: string, secret: string, now: Date): AccountSecret {

@@ -9,12 +9,16 @@ const STATUS = {
   request_timeout: 408,
   invalid_transition: 409,
   version_conflict: 409,
+  endpoint_disabled: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
   rate_limited: 429,
   internal_error: 500,
   service_unavailable: 503,
 } as const;
+
+/** How an endpoint_disabled message starts: the queue dashboard's answer is told apart by it. */
+export const ENDPOINT_DISABLED = 'The webhook endpoint is disabled';
 
 /** The contract's error codes, each with its HTTP status. */
 export type ErrorCode = keyof typeof STATUS;
@@ -55,6 +59,14 @@ export class ApiError extends Error {
 
   static notFound(what = 'resource'): ApiError {
     return new ApiError('not_found', `No such ${what}`);
+  }
+
+  /** A delivery asked for while the account's webhook endpoint is disabled. */
+  static endpointDisabled(reason: string): ApiError {
+    return new ApiError(
+      'endpoint_disabled',
+      `${ENDPOINT_DISABLED} (${reason}): enable it first (PATCH /api/v1/public/kyc/webhook-endpoint)`,
+    );
   }
 
   static unauthorized(): ApiError {

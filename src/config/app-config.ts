@@ -1,5 +1,5 @@
 import { hashTagOf, type RedisNode } from 'src/redis/redis-connection';
-import { parseRetrySchedule } from 'src/config/retry-schedule';
+import { parseDuration, parseRetrySchedule } from 'src/config/retry-schedule';
 
 export type AppRole = 'all' | 'api' | 'worker';
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -23,6 +23,8 @@ export interface AppConfig {
   readonly webhookConcurrency: number;
   readonly webhookMaxInFlightPerAccount: number;
   readonly webhookRetryScheduleMs: readonly number[];
+  /** An endpoint failing longer than this is disabled once an event uses up its schedule; 0 never. */
+  readonly webhookDisableAfterMs: number;
   readonly webhookAllowPrivateTargets: boolean;
   readonly webhookAllowInsecureUrls: boolean;
   readonly rateLimitPerMinute: number;
@@ -147,6 +149,12 @@ export function parseConfig(env: Env): AppConfig {
   } catch (error) {
     throw new ConfigError('WEBHOOK_RETRY_SCHEDULE', (error as Error).message);
   }
+  let disableAfterMs: number;
+  try {
+    disableAfterMs = parseDuration(text(env, 'WEBHOOK_DISABLE_AFTER', '5d'));
+  } catch (error) {
+    throw new ConfigError('WEBHOOK_DISABLE_AFTER', (error as Error).message);
+  }
   const queuePrefix = text(env, 'QUEUE_PREFIX', 'bull');
   if (!/^[A-Za-z0-9_.:{}-]{1,64}$/.test(queuePrefix)) {
     throw new ConfigError('QUEUE_PREFIX', 'must be 1-64 characters of letters, digits, _ . : - { }');
@@ -175,6 +183,7 @@ export function parseConfig(env: Env): AppConfig {
     webhookConcurrency: integer(env, 'WEBHOOK_CONCURRENCY', 50, 1, 10_000),
     webhookMaxInFlightPerAccount: integer(env, 'WEBHOOK_MAX_IN_FLIGHT_PER_ACCOUNT', 10, 1, 10_000),
     webhookRetryScheduleMs: schedule,
+    webhookDisableAfterMs: disableAfterMs,
     webhookAllowPrivateTargets: flag(env, 'WEBHOOK_ALLOW_PRIVATE_TARGETS'),
     webhookAllowInsecureUrls: flag(env, 'WEBHOOK_ALLOW_INSECURE_URLS'),
     rateLimitPerMinute: integer(env, 'RATE_LIMIT_PER_MINUTE', 1200, 0, 10_000_000),

@@ -6,7 +6,7 @@ import type { NextFunction, Request, Response } from 'express';
 import { AuthFailureLimit } from 'src/auth/auth-failure-limit';
 import { tokensEqual } from 'src/auth/bearer';
 import { errorForStatus, sendError } from 'src/http/all-exceptions.filter';
-import { ApiError } from 'src/common/api-error';
+import { ApiError, ENDPOINT_DISABLED } from 'src/common/api-error';
 import { loggedPath } from 'src/common/logging/root-logger';
 import { requestIdOf } from 'src/http/request-id';
 import type { AppConfig } from 'src/config/app-config';
@@ -129,10 +129,11 @@ function contractBody(req: Request, res: Response, body: unknown, redisReady: bo
     for (const [name, value] of Object.entries(unavailable.headers)) res.setHeader(name, value);
     return unavailable.toBody(requestIdOf(req, res));
   }
-  const contractError = errorForStatus(
-    res.statusCode,
-    reported ?? `The queue dashboard refused the request (HTTP ${res.statusCode})`,
-  );
+  // Retry on a failed job of an account whose endpoint is disabled (DeliveryBoardAdapter).
+  const contractError =
+    res.statusCode === 409 && reported?.startsWith(ENDPOINT_DISABLED)
+      ? new ApiError('endpoint_disabled', reported)
+      : errorForStatus(res.statusCode, reported ?? `The queue dashboard refused the request (HTTP ${res.statusCode})`);
   return contractError.toBody(requestIdOf(req, res));
 }
 

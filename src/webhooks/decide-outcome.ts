@@ -10,7 +10,8 @@ export interface AttemptResult {
   retryAfter: string | undefined;
 }
 
-export type AttemptOutcome = { kind: 'delivered' } | { kind: 'retry'; delayMs: number; at: Date } | { kind: 'failed' };
+export type AttemptOutcome =
+  { kind: 'delivered' } | { kind: 'retry'; delayMs: number; at: Date } | { kind: 'failed' } | { kind: 'held' };
 
 export interface OutcomeInput {
   result: AttemptResult;
@@ -22,13 +23,14 @@ export interface OutcomeInput {
 }
 
 /**
- * An attempt's outcome: delivered on success; otherwise a retry at the scheduled (jittered) time,
- * pushed later by a longer Retry-After on 429/503 (up to an hour), or failed once the schedule is
- * used up.
+ * An attempt's outcome: delivered on success; held on HTTP 410 Gone (the endpoint is disabled, no
+ * retry); otherwise a retry at the scheduled (jittered) time, pushed later by a longer Retry-After
+ * on 429/503 (up to an hour), or failed once the schedule is used up.
  */
 export function decideOutcome(input: OutcomeInput, random: Random = Math.random): AttemptOutcome {
   const { result, now } = input;
   if (result.error === null) return { kind: 'delivered' };
+  if (result.responseStatus === 410) return { kind: 'held' };
   const delayMs = nextRetryDelay(
     {
       schedule: input.schedule,

@@ -1,7 +1,13 @@
 import { BullAdapter } from '@bull-board/api/bullAdapter';
 import type { Job, Queue } from 'bull';
+import type { ApiError } from 'src/common/api-error';
 import type { DeliveryJobData } from 'src/webhooks/delivery-job';
 import type { DeliveryOperator } from 'src/webhooks/delivery-operator.service';
+
+/** An error bull-board answers with the status it carries (its error handler reads `statusCode`). */
+function dashboardRefusal(error: ApiError): Error {
+  return Object.assign(new Error(error.message), { statusCode: error.status });
+}
 
 type BoardJob = NonNullable<Awaited<ReturnType<BullAdapter['getJob']>>>;
 type JobStatuses = Parameters<BullAdapter['getJobs']>[0];
@@ -54,7 +60,9 @@ export class DeliveryBoardAdapter extends BullAdapter {
     job.retry = async () => {
       // A job whose event is gone (deleted by retention) has nothing to revive: it only leaves the
       // Failed tab, so that "Retry all" goes on through the others.
-      await this.operator.redeliver(job.data.eventId);
+      const redelivery = await this.operator.redeliver(job.data.eventId);
+      // Refused (the endpoint is disabled): the job stays failed, and the dashboard shows why.
+      if (redelivery && 'refused' in redelivery) throw dashboardRefusal(redelivery.refused);
       if ((await job.getState()) === 'failed') await job.remove();
     };
     job.promote = async () => {

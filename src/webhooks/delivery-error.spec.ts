@@ -127,7 +127,7 @@ describe('describeStatus', () => {
     [302, 'redirect not followed (HTTP 302)'],
     [308, 'redirect not followed (HTTP 308)'],
     [400, 'HTTP 400'],
-    [410, 'HTTP 410'],
+    [410, 'HTTP 410 (endpoint gone)'],
     [500, 'HTTP 500'],
     [100, 'HTTP 100'],
   ])('%d → %s', (status, text) => {

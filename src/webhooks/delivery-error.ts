@@ -75,9 +75,13 @@ export function describeDeliveryError(error: unknown, phase: DeliveryPhase): str
   return (code ?? (message || 'network error')).slice(0, MAX_TEXT);
 }
 
+/** HTTP 410 Gone: the endpoint is gone for good, and is disabled (Standard Webhooks). */
+export const GONE_ERROR = 'HTTP 410 (endpoint gone)';
+
 /** An attempt's error from its status: null for a 2xx; a redirect is a failure, since it is not followed. */
 export function describeStatus(status: number): string | null {
   if (status >= 200 && status < 300) return null;
   if (status >= 300 && status < 400) return `redirect not followed (HTTP ${status})`;
+  if (status === 410) return GONE_ERROR;
   return `HTTP ${status}`;
 }

@@ -95,7 +95,8 @@ export function attemptResultText(result: Pick<DeliveryResult, 'error' | 'respon
   return result.error ?? `HTTP ${result.responseStatus}`;
 }
 
-export type AttemptEnd = { kind: 'delivered' } | { kind: 'retry'; delayMs: number } | { kind: 'failed' };
+export type AttemptEnd =
+  { kind: 'delivered' } | { kind: 'retry'; delayMs: number } | { kind: 'failed' } | { kind: 'held' };
 
 /** The job log line of one attempt: `attempt 3/8 · HTTP 500 · 120 ms · next in 30m`. */
 export function attemptLogLine(
@@ -104,8 +105,12 @@ export function attemptLogLine(
   result: Pick<DeliveryResult, 'error' | 'responseStatus' | 'durationMs'>,
   end: AttemptEnd,
 ): string {
-  const next =
-    end.kind === 'delivered' ? 'delivered' : end.kind === 'retry' ? `next in ${formatDelay(end.delayMs)}` : 'gave up';
+  const next = {
+    delivered: 'delivered',
+    retry: end.kind === 'retry' ? `next in ${formatDelay(end.delayMs)}` : '',
+    failed: 'gave up',
+    held: 'endpoint disabled, event held',
+  }[end.kind];
   return `attempt ${number}/${maxAttempts} · ${attemptResultText(result)} · ${Math.round(result.durationMs)} ms · ${next}`;
 }
 
@@ -113,6 +118,9 @@ export function attemptLogLine(
 export function retryReason(number: number, maxAttempts: number, error: string, delayMs: number): string {
   return `${error} (attempt ${number}/${maxAttempts}; next in ${formatDelay(delayMs)})`;
 }
+
+/** A job whose event waits for its disabled endpoint: it completes, and the release queues a new cycle. */
+export const HELD = 'held';
 
 export const NO_URL_REASON = 'no webhook_url: the account has no endpoint, nothing was sent';
 

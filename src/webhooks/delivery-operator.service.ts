@@ -1,9 +1,13 @@
 import { Injectable } from '@nestjs/common';
+import { ApiError } from 'src/common/api-error';
 import { MicroBatcher } from 'src/webhooks/micro-batcher';
 import { isUuid } from 'src/common/uuid';
 import type { DeliveryJobData, DeliveryJobSource } from 'src/webhooks/delivery-job';
 import { WebhookDispatcher } from 'src/webhooks/webhook-dispatcher.service';
 import { WebhookEventsService } from 'src/webhooks/webhook-events.service';
+
+/** A Retry's result: the new cycle's job, the refusal of an event whose endpoint is disabled, or nothing (no such event). */
+export type Redelivery = DeliveryJobSource | { refused: ApiError } | undefined;
 
 /**
  * The operator's actions on deliveries, as the queue dashboard's buttons do them: Retry is a
@@ -14,9 +18,7 @@ import { WebhookEventsService } from 'src/webhooks/webhook-events.service';
  */
 @Injectable()
 export class DeliveryOperator {
-  private readonly redeliveries = new MicroBatcher<string, DeliveryJobSource | undefined>((ids) =>
-    this.redeliverMany(ids),
-  );
+  private readonly redeliveries = new MicroBatcher<string, Redelivery>((ids) => this.redeliverMany(ids));
   private readonly promotions = new MicroBatcher<Pick<DeliveryJobData, 'eventId' | 'cycle'>, void>(async (refs) => {
     await this.events.attemptNow(refs.filter((ref) => isUuid(String(ref.eventId)) && Number.isInteger(ref.cycle)));
     return refs.map(() => undefined);
@@ -27,8 +29,8 @@ export class DeliveryOperator {
     private readonly dispatcher: WebhookDispatcher,
   ) {}
 
-  /** The new cycle's job once it is queued; undefined when the event no longer exists. */
-  redeliver(eventId: string): Promise<DeliveryJobSource | undefined> {
+  /** The new cycle's job once it is queued; a refusal when the account's endpoint is disabled; undefined when the event no longer exists. */
+  redeliver(eventId: string): Promise<Redelivery> {
     return this.redeliveries.submit(eventId);
   }
 
@@ -36,11 +38,16 @@ export class DeliveryOperator {
     return this.promotions.submit(ref);
   }
 
-  private async redeliverMany(ids: string[]): Promise<(DeliveryJobSource | undefined)[]> {
+  private async redeliverMany(ids: string[]): Promise<Redelivery[]> {
     // Job data can be edited in the dashboard; an id that is not a UUID matches no event.
-    const jobs = await this.events.redeliverForOperator([...new Set(ids.filter((id) => isUuid(String(id))))]);
+    const { jobs, disabled } = await this.events.redeliverForOperator([
+      ...new Set(ids.filter((id) => isUuid(String(id)))),
+    ]);
     await this.dispatcher.enqueue(jobs);
     const byId = new Map(jobs.map((job) => [job.id, job]));
-    return ids.map((id) => byId.get(id));
+    return ids.map((id) => {
+      const reason = disabled.get(id);
+      return reason ? { refused: ApiError.endpointDisabled(reason) } : byId.get(id);
+    });
   }
 }

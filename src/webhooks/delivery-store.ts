@@ -9,7 +9,15 @@ import { PgPool } from 'src/database/pg-pool';
 import type { DeliveryStatus, WebhookEvent } from 'src/webhooks/webhook-event.entity';
 import { NO_WEBHOOK_URL } from 'src/webhooks/outbox-event';
 import { insertAttemptsFromSql } from 'src/webhooks/webhook-attempt.repository';
-import { WebhookEventRepository, dueEventsSql, recordAttemptsSql } from 'src/webhooks/webhook-event.repository';
+import { WebhookEndpointHealthRepository, recordHealthSql } from 'src/webhooks/webhook-endpoint-health.repository';
+import { endpointStateOf } from 'src/webhooks/webhook-endpoint.repository';
+import {
+  WebhookEventRepository,
+  dueEventsSql,
+  recordAttemptsSql,
+  waitingEventsOf,
+} from 'src/webhooks/webhook-event.repository';
+import type { EntityManager } from 'typeorm';
 
 /** What one delivery needs, read in one round trip: the event, its account's URL and active secrets. */
 export type DueEvent = Pick<
@@ -27,6 +35,10 @@ export type DueEvent = Pick<
   webhookUrl: string | null;
   /** Ciphertexts of the secrets that currently sign, newest first (see `signingSecrets`). */
   secretCiphertexts: string[];
+  /** When the account's endpoint was disabled; null while it is enabled. */
+  disabledAt: Date | null;
+  /** Whether the account has released events waiting their turn (see EndpointStates.advance). */
+  waiting: boolean;
 };
 
 /** One attempt, as it is written: the attempt row and the event's state after it. */
@@ -47,7 +59,8 @@ export interface AttemptRecord {
 // events with their accounts' webhook URL and active secrets.
 const LOAD_SQL = dueEventsSql(
   (accountId) =>
-    `${webhookUrlOf(accountId)} AS "webhookUrl", ${activeSecretCiphertextsOf(accountId)} AS "secretCiphertexts"`,
+    `${webhookUrlOf(accountId)} AS "webhookUrl", ${activeSecretCiphertextsOf(accountId)} AS "secretCiphertexts",
+     ${endpointStateOf(accountId)}, ${waitingEventsOf(accountId)} AS waiting`,
 );
 
 // One statement for a batch of attempts, so atomic without a transaction: each event's new state
@@ -61,8 +74,26 @@ const RECORD_SQL = `
   updated AS (
     ${recordAttemptsSql('input')}),
   inserted AS (
-    ${insertAttemptsFromSql('updated')})
+    ${insertAttemptsFromSql('updated')}),
+  health AS (
+    ${recordHealthSql('updated')})
   SELECT n FROM updated`;
+
+/** RECORD_SQL's parameters: one array per column. */
+function recordValues(attempts: AttemptRecord[]): unknown[] {
+  const column = <K extends keyof AttemptRecord>(key: K): AttemptRecord[K][] => attempts.map((attempt) => attempt[key]);
+  return [
+    column('eventId'),
+    column('cycle'),
+    column('at'),
+    column('responseStatus'),
+    column('error'),
+    column('status'),
+    column('nextAttemptAt'),
+    column('durationMs'),
+    column('responseBody'),
+  ];
+}
 
 /** Waits between tries to record a delivery that succeeded, before giving up and letting the job retry. */
 const RECORD_RETRY_WAITS_MS = [200, 1_000, 3_000];
@@ -88,6 +119,7 @@ export class DeliveryStore {
   constructor(
     private readonly pool: PgPool,
     private readonly events: WebhookEventRepository,
+    private readonly health: WebhookEndpointHealthRepository,
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
     this.decrypt = cachedDecryptor(new SecretKeyring(config.secretEncryptionKeys));
@@ -122,6 +154,22 @@ export class DeliveryStore {
     return this.record(attempt);
   }
 
+  /** Writes the attempt and the event's new state in the caller's transaction; false when the event moved on. */
+  async recordIn(manager: EntityManager, attempt: AttemptRecord): Promise<boolean> {
+    const rows = (await manager.query(RECORD_SQL, recordValues([attempt]))) as unknown[];
+    return rows.length > 0;
+  }
+
+  /** The endpoint's `failing_since` as the attempts recorded so far left it. */
+  async failingSince(accountId: string): Promise<Date | null> {
+    return (await this.health.of(accountId)).failingSince;
+  }
+
+  /** The event's cycle becomes held, if its endpoint is (still) disabled; false when it is not. */
+  hold(event: Pick<DueEvent, 'id' | 'cycle' | 'accountId'>): Promise<boolean> {
+    return this.events.holdIfDisabled(event);
+  }
+
   /** The event's signing secrets in clear, decrypted only for an event that is really attempted. */
   signingSecrets(event: Pick<DueEvent, 'secretCiphertexts'>): string[] {
     return event.secretCiphertexts.map(this.decrypt);
@@ -139,19 +187,7 @@ export class DeliveryStore {
   }
 
   private async recordMany(attempts: AttemptRecord[]): Promise<boolean[]> {
-    const column = <K extends keyof AttemptRecord>(key: K): AttemptRecord[K][] =>
-      attempts.map((attempt) => attempt[key]);
-    const rows = await this.pool.prepared<{ n: string }>('webhook-delivery-record', RECORD_SQL, [
-      column('eventId'),
-      column('cycle'),
-      column('at'),
-      column('responseStatus'),
-      column('error'),
-      column('status'),
-      column('nextAttemptAt'),
-      column('durationMs'),
-      column('responseBody'),
-    ]);
+    const rows = await this.pool.prepared<{ n: string }>('webhook-delivery-record', RECORD_SQL, recordValues(attempts));
     const recorded = new Set(rows.map((row) => Number(row.n)));
     return attempts.map((_, i) => recorded.has(i + 1));
   }

@@ -8,16 +8,19 @@ import {
   type DeliveryJobHandle,
   type DeliverySlots,
   type DeliveryStorePort,
+  type EndpointPort,
   type PreviousCycles,
   SIGNING_KEY_ERROR,
   WebhookDeliveryProcessor,
   type WebhookPoster,
 } from 'src/webhooks/webhook-delivery.processor';
 import type { DeliveryResult } from 'src/webhooks/webhook-http.client';
+import type { EntityManager } from 'typeorm';
 
 const SECRET = `whsec_${randomBytes(32).toString('base64')}`;
 const SCHEDULE = [5_000, 300_000];
-const config = { webhookRetryScheduleMs: SCHEDULE };
+const DISABLE_AFTER_MS = 3_600_000;
+const config = { webhookRetryScheduleMs: SCHEDULE, webhookDisableAfterMs: DISABLE_AFTER_MS };
 
 function dueEvent(overrides: Partial<DueEvent> = {}): DueEvent {
   return {
@@ -32,6 +35,8 @@ function dueEvent(overrides: Partial<DueEvent> = {}): DueEvent {
     lastError: null,
     webhookUrl: 'https://client.example/hook',
     secretCiphertexts: ['ciphertext-1'],
+    disabledAt: null,
+    waiting: false,
     ...overrides,
   };
 }
@@ -57,6 +62,15 @@ class Fakes {
   /** What signingSecrets throws, when set: SECRET_ENCRYPTION_KEY cannot open the secret. */
   keyError: Error | undefined;
   warnings: string[] = [];
+  /** The endpoint's failing_since as the store reads it after a record. */
+  failingSince: Date | null = null;
+  /** What the store's hold answers: whether the endpoint was still disabled. */
+  holdAnswer = true;
+  holds: string[] = [];
+  /** Attempts recorded in the transaction that disables the endpoint. */
+  recordsInDisable: AttemptRecord[] = [];
+  disables: { accountId: string; reason: string }[] = [];
+  advances: string[] = [];
 
   readonly store: DeliveryStorePort = {
     load: async () => this.event,
@@ -67,6 +81,17 @@ class Fakes {
       return event.secretCiphertexts.map(() => SECRET);
     },
     failWithoutUrl: async (event) => void this.failedWithoutUrl.push(event.id),
+    recordIn: async (_manager, attempt) => (this.recordsInDisable.push(attempt), this.recordAnswer),
+    failingSince: async () => this.failingSince,
+    hold: async (event) => (this.holds.push(event.id), this.holdAnswer),
+  };
+  readonly endpoints: EndpointPort = {
+    disable: async (accountId, reason, work) => {
+      this.disables.push({ accountId, reason });
+      if (work) await work({} as EntityManager, { disabledReason: null, disabledAt: null });
+      return true;
+    },
+    advance: async (accountId) => void this.advances.push(accountId),
   };
   readonly http: WebhookPoster = {
     post: async (url, headers, body) => (this.posts.push({ url, headers, body }), this.postAnswer),
@@ -81,9 +106,17 @@ class Fakes {
   };
 
   processor(): WebhookDeliveryProcessor {
-    return new WebhookDeliveryProcessor(config, this.store, this.http, this.slots, this.previousCycles, {
-      warn: (line: string) => void this.warnings.push(line),
-    });
+    return new WebhookDeliveryProcessor(
+      config,
+      this.store,
+      this.http,
+      this.slots,
+      this.previousCycles,
+      this.endpoints,
+      {
+        warn: (line: string) => void this.warnings.push(line),
+      },
+    );
   }
 
   job(data: Partial<DeliveryJobData> = {}, attemptsMade = 0): DeliveryJobHandle {
@@ -277,5 +310,71 @@ describe('WebhookDeliveryProcessor', () => {
     fakes.postAnswer = response(502, 'HTTP 502');
     await expect(fakes.processor().process(fakes.job())).rejects.toThrow('database down');
     expect(fakes.held.size).toBe(0);
+  });
+
+  describe('the endpoint', () => {
+    it('on HTTP 410 records the attempt held, in the transaction that disables the endpoint (gone), and completes the job', async () => {
+      fakes.postAnswer = response(410, 'HTTP 410 (endpoint gone)');
+      await expect(fakes.processor().process(fakes.job())).resolves.toBe('held');
+      expect(fakes.disables).toEqual([{ accountId: fakes.event?.accountId, reason: 'gone' }]);
+      expect(fakes.recordsInDisable).toEqual([
+        expect.objectContaining({ status: 'held', nextAttemptAt: null, error: 'HTTP 410 (endpoint gone)' }),
+      ]);
+      expect(fakes.records).toEqual([]);
+      expect(fakes.log).toEqual(['attempt 1/3 · HTTP 410 (endpoint gone) · 12 ms · endpoint disabled, event held']);
+    });
+
+    it('on the last failure disables an endpoint failing longer than WEBHOOK_DISABLE_AFTER (failing); the event stays failed', async () => {
+      fakes.event = dueEvent({ cycleAttempts: SCHEDULE.length });
+      fakes.postAnswer = response(500, 'HTTP 500');
+      fakes.failingSince = new Date(Date.now() - DISABLE_AFTER_MS - 60_000);
+      await expect(fakes.processor().process(fakes.job())).rejects.toBeInstanceOf(DeliveryGaveUp);
+      expect(fakes.records).toEqual([expect.objectContaining({ status: 'failed' })]);
+      expect(fakes.disables).toEqual([{ accountId: fakes.event.accountId, reason: 'failing' }]);
+    });
+
+    it('does not disable on the last failure of an endpoint failing for less than WEBHOOK_DISABLE_AFTER, nor on a retry', async () => {
+      fakes.event = dueEvent({ cycleAttempts: SCHEDULE.length });
+      fakes.postAnswer = response(500, 'HTTP 500');
+      fakes.failingSince = new Date(Date.now() - DISABLE_AFTER_MS + 60_000);
+      await expect(fakes.processor().process(fakes.job())).rejects.toBeInstanceOf(DeliveryGaveUp);
+      fakes.event = dueEvent();
+      fakes.failingSince = new Date(0);
+      await expect(fakes.processor().process(fakes.job())).rejects.toBeInstanceOf(DeliveryRetry);
+      expect(fakes.disables).toEqual([]);
+    });
+
+    it('sends nothing for an account whose endpoint is disabled: the event is held and the job completes', async () => {
+      fakes.event = dueEvent({ disabledAt: new Date() });
+      await expect(fakes.processor().process(fakes.job())).resolves.toBe('held');
+      expect(fakes.holds).toEqual([fakes.event.id]);
+      expect(fakes.posts).toEqual([]);
+      expect(fakes.held.size).toBe(0);
+    });
+
+    it('loads the event again soon when its endpoint was enabled between the load and the hold', async () => {
+      fakes.event = dueEvent({ disabledAt: new Date() });
+      fakes.holdAnswer = false;
+      const error = await thrownBy(fakes.processor().process(fakes.job()));
+      expect(error).toBeInstanceOf(DeliveryRetry);
+      expect(fakes.posts).toEqual([]);
+    });
+
+    it('skips a held event, and a released one still waiting its turn, sending nothing', async () => {
+      fakes.event = dueEvent({ deliveryStatus: 'held', nextAttemptAt: null });
+      await expect(fakes.processor().process(fakes.job())).resolves.toBe('skipped');
+      fakes.event = dueEvent({ nextAttemptAt: null });
+      await expect(fakes.processor().process(fakes.job())).resolves.toBe('skipped');
+      expect(fakes.posts).toEqual([]);
+    });
+
+    it('after an attempt of an account with released events waiting, lets the next through', async () => {
+      fakes.event = dueEvent({ waiting: true });
+      await fakes.processor().process(fakes.job());
+      expect(fakes.advances).toEqual([fakes.event.accountId]);
+      fakes.event = dueEvent();
+      await fakes.processor().process(fakes.job());
+      expect(fakes.advances).toHaveLength(1);
+    });
   });
 });

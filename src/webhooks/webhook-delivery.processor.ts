@@ -5,7 +5,10 @@ import { SecretKeyError } from 'src/accounts/secret-crypto';
 import type { AppConfig } from 'src/config/app-config';
 import type { AccountSlots } from 'src/webhooks/account-slots';
 import { type AttemptOutcome, decideOutcome } from 'src/webhooks/decide-outcome';
+import { endpointDisableReason } from 'src/webhooks/endpoint-disable';
+import type { EndpointStates } from 'src/webhooks/endpoint-states.service';
 import {
+  HELD,
   NO_URL_REASON,
   attemptLogLine,
   attemptResultText,
@@ -22,7 +25,7 @@ import { webhookDeliveries, webhookDeliveryLatency } from 'src/webhooks/webhook-
 import type { WebhookDispatcher } from 'src/webhooks/webhook-dispatcher.service';
 import { webhookHeaders } from 'src/webhooks/webhook-signer';
 
-export type DeliveryOutcome = 'skipped' | 'delivered';
+export type DeliveryOutcome = 'skipped' | 'delivered' | typeof HELD;
 
 /** A job picked up this much before its event is due waits instead (an early duplicate). */
 const EARLY_TOLERANCE_MS = 1_000;
@@ -30,8 +33,10 @@ const EARLY_TOLERANCE_MS = 1_000;
 /** The seams the processor works through; the spec gives it fakes of them. */
 export type DeliveryStorePort = Pick<
   DeliveryStore,
-  'load' | 'record' | 'recordUntilStored' | 'signingSecrets' | 'failWithoutUrl'
+  'load' | 'record' | 'recordUntilStored' | 'recordIn' | 'signingSecrets' | 'failWithoutUrl' | 'failingSince' | 'hold'
 >;
+/** Disables an endpoint (HTTP 410, long failure) and lets an account's released events through. */
+export type EndpointPort = Pick<EndpointStates, 'disable' | 'advance'>;
 export type WebhookPoster = Pick<WebhookHttpClient, 'post'>;
 export type DeliverySlots = Pick<AccountSlots, 'acquire' | 'release'>;
 /** Takes the job of an event's previous delivery cycle off the dashboard once a redelivery starts. */
@@ -54,7 +59,11 @@ const STATUS_AFTER: Record<AttemptOutcome['kind'], AttemptRecord['status']> = {
   delivered: 'delivered',
   retry: 'pending',
   failed: 'failed',
+  held: 'held',
 };
+
+/** A job whose event's endpoint was enabled between its load and its hold loads it again this soon. */
+const REREAD_MS = 100;
 
 function attemptRecord(event: DueEvent, at: Date, result: DeliveryResult, outcome: AttemptOutcome): AttemptRecord {
   return {
@@ -85,11 +94,12 @@ export class WebhookDeliveryProcessor {
   private readonly maxAttempts: number;
 
   constructor(
-    private readonly config: Pick<AppConfig, 'webhookRetryScheduleMs'>,
+    private readonly config: Pick<AppConfig, 'webhookRetryScheduleMs' | 'webhookDisableAfterMs'>,
     private readonly store: DeliveryStorePort,
     private readonly http: WebhookPoster,
     private readonly slots: DeliverySlots,
     private readonly previousCycles: PreviousCycles,
+    private readonly endpoints: EndpointPort,
     private readonly logger: Pick<LoggerService, 'warn'>,
   ) {
     this.maxAttempts = config.webhookRetryScheduleMs.length + 1;
@@ -102,6 +112,9 @@ export class WebhookDeliveryProcessor {
     // A job run again after its cycle ended (a worker died before Bull heard the end) ends as the row did.
     if (event.deliveryStatus === 'delivered') return 'delivered';
     if (event.deliveryStatus === 'failed') throw new DeliveryGaveUp(failureReason(event));
+    // Held, or released and waiting its turn: the release queues a job of its own when it is due.
+    if (event.deliveryStatus === 'held' || event.nextAttemptAt === null) return 'skipped';
+    if (event.disabledAt !== null) return this.hold(event, job);
     const early = (event.nextAttemptAt?.getTime() ?? 0) - Date.now();
     if (early > EARLY_TOLERANCE_MS) throw new DeliveryRetry(early, 'not due yet');
     if (event.cycle > 1 && event.cycleAttempts === 0) await this.retirePreviousCycle(event);
@@ -115,7 +128,25 @@ export class WebhookDeliveryProcessor {
       await this.slots
         .release(event.accountId, slot)
         .catch((error: unknown) => this.logger.warn(`could not release a delivery slot: ${(error as Error).message}`));
+      if (event.waiting) await this.advance(event.accountId);
     }
+  }
+
+  /** The endpoint is disabled: nothing is sent, the event waits for it (unless it was enabled meanwhile). */
+  private async hold(event: DueEvent, job: DeliveryJobHandle): Promise<DeliveryOutcome> {
+    if (!(await this.store.hold(event))) throw new DeliveryRetry(REREAD_MS, 'endpoint enabled meanwhile');
+    await this.log(job, 'endpoint disabled: event held until it is enabled, nothing sent');
+    return HELD;
+  }
+
+  private async advance(accountId: string): Promise<void> {
+    await this.endpoints
+      .advance(accountId)
+      .catch((error: unknown) =>
+        this.logger.warn(
+          `could not let the next released events of account ${accountId} through: ${(error as Error).message}`,
+        ),
+      );
   }
 
   private async attempt(event: DueEvent, job: DeliveryJobHandle): Promise<DeliveryOutcome> {
@@ -141,10 +172,12 @@ export class WebhookDeliveryProcessor {
     });
     const record = attemptRecord(event, at, result, outcome);
     const [recorded] = await Promise.all([
-      outcome.kind === 'delivered' ? this.store.recordUntilStored(record) : this.store.record(record),
+      this.write(record, outcome, event.accountId),
       this.log(job, attemptLogLine(number, this.maxAttempts, result, outcome)),
     ]);
+    if (outcome.kind === 'held') return HELD;
     if (!recorded) return 'skipped';
+    if (outcome.kind === 'failed') await this.disableIfFailingTooLong(event.accountId);
     if (outcome.kind === 'delivered' && event.cycle === 1) {
       webhookDeliveryLatency.observe((Date.now() - event.createdAt.getTime()) / 1000);
     }
@@ -154,6 +187,34 @@ export class WebhookDeliveryProcessor {
     }
     if (outcome.kind === 'failed') throw new DeliveryGaveUp(failureReason({ cycleAttempts: number, lastError: error }));
     return 'delivered';
+  }
+
+  /** Records the attempt; on HTTP 410, in the transaction that disables the endpoint (the event is held). */
+  private async write(record: AttemptRecord, outcome: AttemptOutcome, accountId: string): Promise<boolean> {
+    if (outcome.kind === 'delivered') return this.store.recordUntilStored(record);
+    if (outcome.kind !== 'held') return this.store.record(record);
+    let recorded = false;
+    await this.endpoints.disable(accountId, 'gone', async (manager) => {
+      recorded = await this.store.recordIn(manager, record);
+    });
+    return recorded;
+  }
+
+  /** After an event used up its schedule: the endpoint is disabled if it has been failing longer than WEBHOOK_DISABLE_AFTER. */
+  private async disableIfFailingTooLong(accountId: string): Promise<void> {
+    if (this.config.webhookDisableAfterMs <= 0) return;
+    try {
+      const reason = endpointDisableReason({
+        outcome: 'failed',
+        failingSince: await this.store.failingSince(accountId),
+        now: new Date(),
+        disableAfterMs: this.config.webhookDisableAfterMs,
+      });
+      if (reason) await this.endpoints.disable(accountId, reason);
+    } catch (error) {
+      // The next event to use up its schedule decides again.
+      this.logger.warn(`could not check the endpoint of account ${accountId}: ${(error as Error).message}`);
+    }
   }
 
   /**

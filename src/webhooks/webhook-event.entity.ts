@@ -1,16 +1,19 @@
 import { Check, Column, Entity, ForeignKey, Index, PrimaryColumn } from 'typeorm';
 import { Account } from 'src/accounts/account.entity';
 
-export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const;
+export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed', 'held'] as const;
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 
 /** The outbox row: written in the status change's transaction, it is the truth about delivery. */
 @Entity({ name: 'webhook_events' })
-@Check('webhook_events_delivery_status_check', `delivery_status IN ('pending', 'delivered', 'failed')`)
+@Check('webhook_events_delivery_status_check', `delivery_status IN ('pending', 'delivered', 'failed', 'held')`)
 @Index('webhook_events_account_created_idx', ['accountId', 'createdAt', 'id'])
 @Index('webhook_events_account_status_created_idx', ['accountId', 'deliveryStatus', 'createdAt', 'id'])
 @Index('webhook_events_account_verification_idx', ['accountId', 'verificationId', 'createdAt', 'id'])
 @Index('webhook_events_due_idx', ['nextAttemptAt'], { where: `delivery_status = 'pending'` })
+@Index('webhook_events_waiting_idx', ['accountId', 'createdAt', 'id'], {
+  where: `delivery_status = 'pending' AND next_attempt_at IS NULL`,
+})
 @Index('webhook_events_retention_idx', ['createdAt'], { where: `delivery_status <> 'pending'` })
 export class WebhookEvent {
   @PrimaryColumn('uuid')

@@ -15,7 +15,9 @@ describe('insertOutboxEventFrom', () => {
     const placeholders = [...sql.matchAll(/\$(\d+)/g)].map((match) => Number(match[1]));
     const values = outboxEventValues(buildOutboxEvent(change, 'https://example.com/hook', AT));
     expect(placeholders).toEqual(values.map((_, i) => 10 + i));
-    expect(sql).toMatch(/^INSERT INTO webhook_events \(.*\) SELECT .* FROM updated$/);
+    expect(sql).toMatch(
+      /^INSERT INTO webhook_events \(.*\) SELECT .* FROM \(SELECT .* FROM updated\) v LEFT JOIN LATERAL/s,
+    );
   });
 
   it('gives the values of an event with and without a webhook URL in the columns order', () => {

@@ -13,6 +13,7 @@ import { SqlParams } from 'src/common/sql-params';
 import type { PgPool } from 'src/database/pg-pool';
 import { onReplica } from 'src/database/read-replica';
 import type { DeliveryJobSource } from 'src/webhooks/delivery-job';
+import { endpointStateOf, heldGateSql } from 'src/webhooks/webhook-endpoint.repository';
 import { WebhookEvent } from 'src/webhooks/webhook-event.entity';
 
 const COLUMNS = `id, account_id AS "accountId", verification_id AS "verificationId", type, body, created_at AS "createdAt",
@@ -38,6 +39,22 @@ const INSERTED: readonly (readonly [string, string, ColumnValue])[] = [
 const INSERT_INTO = `INSERT INTO webhook_events (${INSERTED.map(([column]) => column).join(', ')})`;
 
 /**
+ * The insert of the rows `v` (one column per INSERTED, by name): an event of an account whose
+ * endpoint is disabled is written `held`, with no due time (see heldGateSql).
+ */
+function insertGated(v: string): string {
+  const columns = INSERTED.map(([column]) =>
+    column === 'delivery_status'
+      ? `CASE WHEN g.held THEN 'held' ELSE v.delivery_status END`
+      : column === 'next_attempt_at'
+        ? `CASE WHEN g.held THEN NULL ELSE v.next_attempt_at END`
+        : `v.${column}`,
+  );
+  return `${INSERT_INTO} SELECT ${columns.join(', ')}
+    FROM ${v} LEFT JOIN LATERAL (${heldGateSql('v.account_id', 'v.delivery_status')}) g ON true`;
+}
+
+/**
  * An event read back as the queue needs it, from the webhook_events rows `rows` (its body parsed
  * once, by the lateral `p`), with the given extra columns of `e`: for the sweeper and redeliveries.
  */
@@ -49,11 +66,15 @@ function jobSourcesFrom(rows: string, extra?: string): string {
   FROM ${rows} e CROSS JOIN LATERAL (SELECT e.body::jsonb AS payload) p`;
 }
 
+/** The first key of the advisory lock that makes one account's promotions one at a time. */
+const RELEASE_LOCK = 7_277_004;
+
 /** A fresh delivery cycle: the full schedule again, same id and body; attempt_count keeps counting. */
 const NEW_CYCLE = `delivery_status = 'pending', cycle = cycle + 1, cycle_attempts = 0, next_attempt_at = now()`;
 
 // `<> 'pending'` rather than IN (…): the partial index webhook_events_retention_idx has this predicate.
-const AGED_EVENTS = `delivery_status <> 'pending' AND created_at < now() - make_interval(days => $1)`;
+// A held event waits for its endpoint: it is never deleted.
+const AGED_EVENTS = `delivery_status <> 'pending' AND delivery_status <> 'held' AND created_at < now() - make_interval(days => $1)`;
 
 /** A stored event of a verification being redacted: its id and the body to rewrite. */
 export interface StoredEventBody {
@@ -69,8 +90,8 @@ export interface StoredEventBody {
  * same round trip, or not at all. One text for every event, so the statement can be prepared once.
  */
 export function insertOutboxEventFrom(source: string, first: number): string {
-  const values = INSERTED.map(([, type], i) => `$${first + i}::${type}`);
-  return `${INSERT_INTO} SELECT ${values.join(', ')} FROM ${source}`;
+  const values = INSERTED.map(([column, type], i) => `$${first + i}::${type} AS ${column}`);
+  return insertGated(`(SELECT ${values.join(', ')} FROM ${source}) v`);
 }
 
 /** The parameters of `insertOutboxEventFrom`, in its order. */
@@ -81,7 +102,13 @@ export function outboxEventValues(event: WebhookEvent): (string | Date | null)[]
 /** `INSERT INTO webhook_events … SELECT … FROM unnest(…)`: many built events in one statement. */
 export function insertOutboxEvents(events: WebhookEvent[], params: SqlParams): string {
   const arrays = INSERTED.map(([, type, value]) => `${params.add(events.map((event) => value(event)))}::${type}[]`);
-  return `${INSERT_INTO} SELECT * FROM unnest(${arrays.join(', ')})`;
+  return insertGated(`unnest(${arrays.join(', ')}) AS v(${INSERTED.map(([column]) => column).join(', ')})`);
+}
+
+/** Whether the account `accountId` has released events waiting their turn (pending, no due time), as an expression. */
+export function waitingEventsOf(accountId: string): string {
+  return `EXISTS (SELECT 1 FROM webhook_events x
+                   WHERE x.account_id = ${accountId} AND x.delivery_status = 'pending' AND x.next_attempt_at IS NULL)`;
 }
 
 /** The delivery log is newest first, and has no sort parameter. */
@@ -137,7 +164,7 @@ export function recordAttemptsSql(input: string): string {
          delivered_at = CASE WHEN i.status = 'delivered' THEN now() ELSE e.delivered_at END
     FROM ${input} i
    WHERE e.id = i.id AND e.cycle = i.cycle AND e.delivery_status = 'pending'
-  RETURNING e.id, e.attempt_count, i.at, i.response_status, i.duration_ms, i.error,
+  RETURNING e.id, e.account_id, e.attempt_count, i.at, i.response_status, i.duration_ms, i.error,
             CASE WHEN e.redacted_at IS NULL THEN i.response_body END AS response_body, i.n`;
 }
 
@@ -185,9 +212,24 @@ export class WebhookEventRepository {
     return this.startCycles('id = $1 AND account_id = $2', [id, accountId], COLUMNS);
   }
 
-  /** A new cycle for each of the events (any account's), read back as the jobs to queue. */
+  /**
+   * A new cycle for each of the events (any account's) whose endpoint is not disabled, read back as
+   * the jobs to queue.
+   */
   startCyclesOf(ids: string[]): Promise<DeliveryJobSource[]> {
-    return this.startCycles('id = ANY($1::uuid[])', [ids]);
+    return this.startCycles(
+      `id = ANY($1::uuid[]) AND NOT EXISTS (${heldGateSql('webhook_events.account_id', "'pending'")})`,
+      [ids],
+    );
+  }
+
+  /** Of the events `ids`, those whose account's endpoint is disabled, with the reason. */
+  async withDisabledEndpoint(ids: string[]): Promise<Map<string, string>> {
+    const rows = (await this.dataSource.query(
+      `SELECT e.id, ${endpointStateOf('e.account_id')} FROM webhook_events e WHERE e.id = ANY($1::uuid[])`,
+      [ids],
+    )) as { id: string; disabledReason: string | null }[];
+    return new Map(rows.flatMap((row) => (row.disabledReason ? [[row.id, row.disabledReason] as const] : [])));
   }
 
   /**
@@ -260,6 +302,93 @@ export class WebhookEventRepository {
     );
   }
 
+  // The endpoint's held and released events (see WebhookEndpointService).
+
+  /**
+   * Holds the account's pending events, in the caller's transaction (which locked the endpoint
+   * disabled). A row another transaction holds (an attempt being recorded) is skipped: the worker
+   * holds it when it next picks it up (`holdIfDisabled`).
+   */
+  async holdPending(manager: EntityManager, accountId: string): Promise<number> {
+    const [, count] = (await manager.query(
+      `UPDATE webhook_events SET delivery_status = 'held', next_attempt_at = NULL
+        WHERE id IN (SELECT id FROM webhook_events WHERE account_id = $1 AND delivery_status = 'pending'
+                      FOR UPDATE SKIP LOCKED)`,
+      [accountId],
+    )) as [unknown, number];
+    return count;
+  }
+
+  /**
+   * The worker's hold: the event's cycle becomes held if it is still pending and its account's
+   * endpoint is disabled (locked as the outbox insert locks it). False when it is not: the endpoint
+   * was enabled meanwhile, or the event moved on.
+   */
+  async holdIfDisabled(event: { id: string; cycle: number; accountId: string }): Promise<boolean> {
+    const rows = (await this.pool.query(
+      `UPDATE webhook_events SET delivery_status = 'held', next_attempt_at = NULL
+        WHERE id = $1 AND cycle = $2 AND delivery_status = 'pending'
+          AND EXISTS (${heldGateSql('$3::uuid', "'pending'")}) RETURNING 1`,
+      [event.id, event.cycle, event.accountId],
+    )) as unknown[];
+    return rows.length > 0;
+  }
+
+  /**
+   * Releases the account's held events, in the caller's transaction (which locked the endpoint
+   * enabled): each a fresh cycle that waits its turn (pending, no due time) until `promoteWaiting`
+   * makes it due, oldest first.
+   */
+  async releaseHeld(manager: EntityManager, accountId: string): Promise<number> {
+    const [, count] = (await manager.query(
+      `UPDATE webhook_events SET delivery_status = 'pending', cycle = cycle + 1, cycle_attempts = 0, next_attempt_at = NULL
+        WHERE account_id = $1 AND delivery_status = 'held'`,
+      [accountId],
+    )) as [unknown, number];
+    return count;
+  }
+
+  /**
+   * Makes the account's oldest waiting (released) events due, as many as keep its due events not
+   * yet attempted in their cycle at `window`, and returns them as the jobs to queue. One account at
+   * a time (a transaction-scoped advisory lock), so two calls never let more than `window` through.
+   */
+  async promoteWaiting(accountId: string, window: number): Promise<DeliveryJobSource[]> {
+    return this.dataSource.transaction(async (manager) => {
+      await manager.query(`SELECT pg_advisory_xact_lock(${RELEASE_LOCK}, hashtext($1))`, [accountId]);
+      return manager.query(
+        `WITH due AS (
+           SELECT count(*)::int AS n FROM webhook_events
+            WHERE account_id = $1 AND delivery_status = 'pending' AND next_attempt_at IS NOT NULL AND cycle_attempts = 0),
+         next AS (
+           SELECT id FROM webhook_events WHERE account_id = $1 AND delivery_status = 'pending' AND next_attempt_at IS NULL
+            ORDER BY created_at, id LIMIT greatest(0, $2 - (SELECT n FROM due)) FOR UPDATE),
+         e AS (UPDATE webhook_events w SET next_attempt_at = now() FROM next WHERE w.id = next.id RETURNING w.*)
+         ${jobSourcesFrom('e')} ORDER BY e.created_at, e.id`,
+        [accountId, window],
+      ) as Promise<DeliveryJobSource[]>;
+    });
+  }
+
+  /** Accounts with released events waiting their turn, for the sweeper to move on. */
+  async accountsWithWaiting(limit: number): Promise<string[]> {
+    const rows = (await this.dataSource.query(
+      `SELECT DISTINCT account_id AS "accountId" FROM webhook_events
+        WHERE delivery_status = 'pending' AND next_attempt_at IS NULL LIMIT $1`,
+      [limit],
+    )) as { accountId: string }[];
+    return rows.map((row) => row.accountId);
+  }
+
+  /** How many of the account's events are held. */
+  async countHeld(accountId: string): Promise<number> {
+    const [{ count }] = (await this.dataSource.query(
+      `SELECT count(*)::int AS count FROM webhook_events WHERE account_id = $1 AND delivery_status = 'held'`,
+      [accountId],
+    )) as { count: number }[];
+    return count;
+  }
+
   // Redaction.
 
   /**
@@ -289,7 +418,8 @@ export class WebhookEventRepository {
       `WITH aged AS (
          SELECT id FROM webhook_events WHERE ${AGED_EVENTS} ORDER BY created_at LIMIT $2 FOR UPDATE SKIP LOCKED),
        deleted AS (
-         DELETE FROM webhook_events e USING aged WHERE e.id = aged.id AND e.delivery_status <> 'pending' RETURNING 1)
+         DELETE FROM webhook_events e USING aged
+          WHERE e.id = aged.id AND e.delivery_status <> 'pending' AND e.delivery_status <> 'held' RETURNING 1)
        SELECT count(*)::int AS count FROM deleted`,
       [days, limit],
     )) as { count: number }[];

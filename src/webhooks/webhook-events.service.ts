@@ -12,6 +12,7 @@ import { TestEventStatus, testVerification } from 'src/webhooks/test-event';
 import { TestEventLimit } from 'src/webhooks/test-event-limit';
 import { WebhookAttemptRepository } from 'src/webhooks/webhook-attempt.repository';
 import { WebhookDispatcher } from 'src/webhooks/webhook-dispatcher.service';
+import { WebhookEndpointRepository } from 'src/webhooks/webhook-endpoint.repository';
 import type { WebhookEvent } from 'src/webhooks/webhook-event.entity';
 import {
   NEWEST_FIRST,
@@ -43,6 +44,7 @@ export class WebhookEventsService {
     private readonly outbox: WebhookOutboxService,
     private readonly dispatcher: WebhookDispatcher,
     private readonly testEventLimit: TestEventLimit,
+    private readonly endpoints: WebhookEndpointRepository,
   ) {}
 
   async list(accountId: string, query: ListWebhookEventsQueryDto): Promise<ListPage<WebhookEventResponseDto>> {
@@ -75,6 +77,12 @@ export class WebhookEventsService {
   }
 
   async redeliver(accountId: string, id: string): Promise<WebhookEventResponseDto> {
+    const state = await this.endpoints.state(accountId);
+    if (state.disabledReason !== null) {
+      const event = await this.events.findForAccount(this.dataSource.manager, accountId, id);
+      if (!event) throw ApiError.notFound('webhook event');
+      throw ApiError.endpointDisabled(state.disabledReason);
+    }
     const [event] = await this.events.startCycleForAccount(accountId, id);
     if (!event) throw ApiError.notFound('webhook event');
     this.dispatcher.dispatch([event]);
@@ -84,10 +92,14 @@ export class WebhookEventsService {
   /**
    * The queue dashboard's Retry: the same new cycle as the redeliver route, for any account's
    * events (an operator's action). Returns the jobs of the new cycles, for the caller to queue and
-   * wait on; ids that match no event are left out.
+   * wait on (ids that match no event are left out), and the ids refused because their account's
+   * endpoint is disabled, with its reason.
    */
-  async redeliverForOperator(ids: string[]): Promise<DeliveryJobSource[]> {
-    return this.events.startCyclesOf(ids);
+  async redeliverForOperator(ids: string[]): Promise<{ jobs: DeliveryJobSource[]; disabled: Map<string, string> }> {
+    const jobs = await this.events.startCyclesOf(ids);
+    const started = new Set(jobs.map((job) => job.id));
+    const disabled = await this.events.withDisabledEndpoint(ids.filter((id) => !started.has(id)));
+    return { jobs, disabled };
   }
 
   /** The dashboard's Promote: the pending event's next attempt is due now. */
@@ -96,6 +108,7 @@ export class WebhookEventsService {
   }
 
   async redeliverMany(accountId: string, dto: BulkRedeliverDto): Promise<RedeliveryResponseDto> {
+    await this.assertEnabled(accountId);
     const bounds = parseRanges([{ name: 'created', from: dto.created_from, to: dto.created_to }]);
     const filters = [deliveryStatusFilter(dto.delivery_status)];
     const updated = await this.events.startCyclesMatching(accountId, filters, bounds, MAX_BULK_REDELIVERY);
@@ -104,7 +117,8 @@ export class WebhookEventsService {
   }
 
   async sendTest(accountId: string, status: TestEventStatus): Promise<WebhookEventResponseDto> {
-    // Counted before anything is written: a refused test event leaves no row and queues nothing.
+    // Checked before anything is written: a refused test event leaves no row and queues nothing.
+    await this.assertEnabled(accountId);
     await this.testEventLimit.take(accountId);
     const at = new Date();
     const made = testVerification(status, at);
@@ -118,5 +132,11 @@ export class WebhookEventsService {
     const { event, job } = await this.outbox.record(change, at);
     this.dispatcher.dispatch([job]);
     return toWebhookEventResponse(event);
+  }
+
+  /** A delivery the client asks for while its endpoint is disabled is refused (409 endpoint_disabled). */
+  private async assertEnabled(accountId: string): Promise<void> {
+    const state = await this.endpoints.state(accountId);
+    if (state.disabledReason !== null) throw ApiError.endpointDisabled(state.disabledReason);
   }
 }

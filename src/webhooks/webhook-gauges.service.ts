@@ -3,7 +3,9 @@ import type { Queue } from 'bull';
 import type { AppConfig } from 'src/config/app-config';
 import { APP_CONFIG } from 'src/config/config.module';
 import { WebhookEventRepository } from 'src/webhooks/webhook-event.repository';
-import { webhookOutboxBacklog, webhookQueueDepth } from 'src/webhooks/webhook-metrics';
+import { DISABLE_REASONS } from 'src/webhooks/webhook-endpoint.entity';
+import { WebhookEndpointRepository } from 'src/webhooks/webhook-endpoint.repository';
+import { webhookEndpointsDisabled, webhookOutboxBacklog, webhookQueueDepth } from 'src/webhooks/webhook-metrics';
 import { DELIVERY_PRODUCER } from 'src/webhooks/webhook-queue.constants';
 import { redisErrorMessage } from 'src/redis/redis-errors';
 
@@ -20,6 +22,7 @@ export class WebhookGauges implements OnApplicationBootstrap, BeforeApplicationS
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly events: WebhookEventRepository,
+    private readonly endpoints: WebhookEndpointRepository,
     @Inject(DELIVERY_PRODUCER) private readonly queue: Queue,
   ) {}
 
@@ -36,6 +39,8 @@ export class WebhookGauges implements OnApplicationBootstrap, BeforeApplicationS
 
   async update(): Promise<void> {
     webhookOutboxBacklog.set(await this.events.countDue());
+    const disabled = await this.endpoints.countDisabled();
+    for (const reason of DISABLE_REASONS) webhookEndpointsDisabled.set({ reason }, disabled.get(reason) ?? 0);
     const counts = await this.queue.getJobCounts();
     for (const state of ['waiting', 'active', 'delayed', 'failed'] as const)
       webhookQueueDepth.set({ state }, counts[state]);

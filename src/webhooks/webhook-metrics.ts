@@ -33,3 +33,17 @@ export const webhookEventsDeleted = new Counter({
   help: 'Delivered and failed webhook events (with their attempts) deleted past WEBHOOK_EVENT_RETENTION_DAYS',
   registers: [metricsRegistry],
 });
+
+export const webhookEndpointDisables = new Counter({
+  name: 'webhook_endpoint_disables_total',
+  help: 'Webhook endpoints disabled, by reason (gone: HTTP 410; failing: WEBHOOK_DISABLE_AFTER; client; operator)',
+  labelNames: ['reason'] as const,
+  registers: [metricsRegistry],
+});
+
+export const webhookEndpointsDisabled = new Gauge({
+  name: 'webhook_endpoints_disabled',
+  help: 'Webhook endpoints disabled now, by reason (gone, failing, client, operator)',
+  labelNames: ['reason'] as const,
+  registers: [metricsRegistry],
+});

@@ -2,12 +2,21 @@ import { Module } from '@nestjs/common';
 import { DatabaseModule } from 'src/database/database.module';
 import { repositoryProviders } from 'src/database/repository-providers';
 import { WebhookAttemptRepository } from 'src/webhooks/webhook-attempt.repository';
+import { WebhookEndpointHealthRepository } from 'src/webhooks/webhook-endpoint-health.repository';
+import { WebhookEndpointRepository } from 'src/webhooks/webhook-endpoint.repository';
 import { WebhookEventRepository } from 'src/webhooks/webhook-event.repository';
 
-/** The webhooks feature's repositories (events, attempts), for every module that reads or writes its tables. */
+const REPOSITORIES = [
+  WebhookEventRepository,
+  WebhookAttemptRepository,
+  WebhookEndpointRepository,
+  WebhookEndpointHealthRepository,
+];
+
+/** The webhooks feature's repositories (events, attempts, endpoints, their health), for every module that reads or writes its tables. */
 @Module({
   imports: [DatabaseModule],
-  providers: repositoryProviders(WebhookEventRepository, WebhookAttemptRepository),
-  exports: [WebhookEventRepository, WebhookAttemptRepository],
+  providers: repositoryProviders(...REPOSITORIES),
+  exports: REPOSITORIES,
 })
 export class WebhookRepositoriesModule {}

@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { Queue } from 'bull';
 import { DataSource } from 'typeorm';
+import { EndpointStates } from 'src/webhooks/endpoint-states.service';
 import { WebhookDispatcher } from 'src/webhooks/webhook-dispatcher.service';
 import { type DeliveryJobSource, deliveryJobId } from 'src/webhooks/delivery-job';
 import { WebhookEventRepository } from 'src/webhooks/webhook-event.repository';
@@ -27,10 +28,26 @@ export class WebhookSweeper {
     private readonly events: WebhookEventRepository,
     @Inject(DELIVERY_PRODUCER) private readonly queue: Queue,
     private readonly dispatcher: WebhookDispatcher,
+    private readonly endpoints: EndpointStates,
   ) {}
 
   /** One pass; returns how many events were (re)enqueued. */
   async sweep(): Promise<number> {
+    const relayed = await this.relay();
+    await this.advanceReleases();
+    return relayed;
+  }
+
+  /**
+   * Released events wait their turn until an attempt of their account lets the next through; if the
+   * worker that made it died before it did, this moves them on. Concurrent calls are harmless:
+   * each account's promotions are one at a time.
+   */
+  private async advanceReleases(): Promise<void> {
+    for (const accountId of await this.events.accountsWithWaiting(BATCH)) await this.endpoints.advance(accountId);
+  }
+
+  private async relay(): Promise<number> {
     return this.dataSource.transaction(async (manager) => {
       const [{ locked }] = (await manager.query('SELECT pg_try_advisory_xact_lock($1) AS locked', [SWEEP_LOCK])) as {
         locked: boolean;

@@ -7,6 +7,8 @@ import { APP_CONFIG } from 'src/config/config.module';
 import { DatabaseModule } from 'src/database/database.module';
 import { AccountSlots } from 'src/webhooks/account-slots';
 import { DeliveryStore } from 'src/webhooks/delivery-store';
+import { EndpointStatesModule } from 'src/webhooks/endpoint-states.module';
+import { EndpointStates } from 'src/webhooks/endpoint-states.service';
 import { WebhookDeliveryProcessor } from 'src/webhooks/webhook-delivery.processor';
 import { WebhookHttpClient } from 'src/webhooks/webhook-http.client';
 import { deliveryQueueOptions } from 'src/webhooks/webhook-queue.factory';
@@ -26,6 +28,7 @@ const SLOT_MARGIN_MS = 15_000;
     DatabaseModule,
     WebhookQueueModule,
     WebhookRepositoriesModule,
+    EndpointStatesModule,
     BullModule.registerQueueAsync({
       name: DELIVERY_QUEUE,
       inject: [APP_CONFIG],
@@ -53,15 +56,24 @@ const SLOT_MARGIN_MS = 15_000;
     DeliveryStore,
     {
       provide: WebhookDeliveryProcessor,
-      inject: [APP_CONFIG, DeliveryStore, WebhookHttpClient, AccountSlots, WebhookDispatcher],
+      inject: [APP_CONFIG, DeliveryStore, WebhookHttpClient, AccountSlots, WebhookDispatcher, EndpointStates],
       useFactory: (
         config: AppConfig,
         store: DeliveryStore,
         http: WebhookHttpClient,
         slots: AccountSlots,
         dispatcher: WebhookDispatcher,
+        endpoints: EndpointStates,
       ) =>
-        new WebhookDeliveryProcessor(config, store, http, slots, dispatcher, new Logger(WebhookDeliveryProcessor.name)),
+        new WebhookDeliveryProcessor(
+          config,
+          store,
+          http,
+          slots,
+          dispatcher,
+          endpoints,
+          new Logger(WebhookDeliveryProcessor.name),
+        ),
     },
     WebhookSweeper,
     WebhookWorker,

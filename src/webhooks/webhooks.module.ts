@@ -4,6 +4,9 @@ import { AccountsModule } from 'src/accounts/accounts.module';
 import { cursorCodecProvider } from 'src/common/cursor.provider';
 import { RateLimitModule } from 'src/auth/rate-limit/rate-limit.module';
 import { DeliveryOperator } from 'src/webhooks/delivery-operator.service';
+import { EndpointStatesModule } from 'src/webhooks/endpoint-states.module';
+import { WebhookEndpointController } from 'src/webhooks/webhook-endpoint.controller';
+import { WebhookEndpointService } from 'src/webhooks/webhook-endpoint.service';
 import { TestEventLimit } from 'src/webhooks/test-event-limit';
 import { WebhookAttempt } from 'src/webhooks/webhook-attempt.entity';
 import { WebhookEvent } from 'src/webhooks/webhook-event.entity';
@@ -24,10 +27,18 @@ import { WebhookRepositoriesModule } from 'src/webhooks/webhook-repositories.mod
     AccountsModule,
     WebhookQueueModule,
     WebhookRepositoriesModule,
+    EndpointStatesModule,
     RateLimitModule,
   ],
-  controllers: [WebhookEventsController],
-  providers: [cursorCodecProvider, WebhookOutboxService, WebhookEventsService, DeliveryOperator, TestEventLimit],
-  exports: [WebhookQueueModule, WebhookOutboxService, WebhookEventsService, DeliveryOperator],
+  controllers: [WebhookEventsController, WebhookEndpointController],
+  providers: [
+    cursorCodecProvider,
+    WebhookOutboxService,
+    WebhookEventsService,
+    WebhookEndpointService,
+    DeliveryOperator,
+    TestEventLimit,
+  ],
+  exports: [WebhookQueueModule, WebhookOutboxService, WebhookEventsService, WebhookEndpointService, DeliveryOperator],
 })
 export class WebhooksModule {}

@@ -3,6 +3,9 @@ import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestj
 import { toAccountResponse } from 'src/accounts/account.mapper';
 import { ApiError } from 'src/common/api-error';
 import { ApiErrors } from 'src/common/api-error-responses';
+import { UpdateWebhookEndpointDto, WebhookEndpointResponseDto } from 'src/webhooks/webhook-endpoint.dto';
+import { WebhookEndpointService } from 'src/webhooks/webhook-endpoint.service';
+import { AdminAccountResponseDto } from 'src/admin/admin-account.dto';
 import {
   AccountResponseDto,
   CreateAccountDto,
@@ -22,7 +25,10 @@ import { invalidId, UuidParamPipe } from 'src/http/uuid-param.pipe';
 @UseGuards(UndeclaredInputGuard)
 @Controller('api/v1/admin/accounts')
 export class AdminAccountsController {
-  constructor(private readonly accounts: AccountsService) {}
+  constructor(
+    private readonly accounts: AccountsService,
+    private readonly endpoints: WebhookEndpointService,
+  ) {}
 
   @Post()
   @ApiOperation({ summary: 'Create an account; the response is the only time its secret is shown' })
@@ -37,11 +43,12 @@ export class AdminAccountsController {
   }
 
   @Get(':id')
-  @ApiOperation({ summary: 'The account, without its secret' })
-  @ApiOkResponse({ type: AccountResponseDto })
+  @ApiOperation({ summary: 'The account, without its secret, with its webhook endpoint' })
+  @ApiOkResponse({ type: AdminAccountResponseDto })
   @ApiErrors(invalidId(), ApiError.notFound('account'))
-  async get(@Param('id', UuidParamPipe) id: string): Promise<AccountResponseDto> {
-    return toAccountResponse(await this.accounts.get(id));
+  async get(@Param('id', UuidParamPipe) id: string): Promise<AdminAccountResponseDto> {
+    const account = toAccountResponse(await this.accounts.get(id));
+    return { ...account, webhook_endpoint: await this.endpoints.view(id) };
   }
 
   @Patch(':id')
@@ -53,7 +60,25 @@ export class AdminAccountsController {
     ApiError.notFound('account'),
   )
   async update(@Param('id', UuidParamPipe) id: string, @Body() dto: UpdateAccountDto): Promise<AccountResponseDto> {
-    return toAccountResponse(await this.accounts.update(id, { name: dto.name, webhookUrl: dto.webhook_url }));
+    return toAccountResponse(await this.endpoints.changeUrl(id, { name: dto.name, webhookUrl: dto.webhook_url }));
+  }
+
+  @Patch(':id/webhook-endpoint')
+  @ApiOperation({
+    summary: "Change the account's webhook endpoint as its client can (url, status); a disable's reason is operator",
+  })
+  @ApiOkResponse({ type: WebhookEndpointResponseDto })
+  @ApiErrors(
+    ApiError.validation('status', 'must be one of the following values: enabled, disabled'),
+    invalidId(),
+    ApiError.notFound('account'),
+  )
+  async updateEndpoint(
+    @Param('id', UuidParamPipe) id: string,
+    @Body() dto: UpdateWebhookEndpointDto,
+  ): Promise<WebhookEndpointResponseDto> {
+    await this.accounts.get(id);
+    return this.endpoints.update(id, dto, 'operator');
   }
 
   @Post(':id/secret/rotate')

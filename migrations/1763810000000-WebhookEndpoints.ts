@@ -1,0 +1,59 @@
+import { MigrationInterface, QueryRunner } from 'typeorm';
+
+/**
+ * The webhook endpoint as a resource: its enabled/disabled state (`webhook_endpoints`), its health
+ * (`webhook_endpoint_health`), and the `held` delivery status of events waiting for a disabled
+ * endpoint. Rows are written when first needed, so existing accounts need none. The partial index
+ * lists the released events still waiting their turn (pending, no due time) in creation order.
+ *
+ * Replacing the check constraint scans webhook_events once under a brief lock (seconds per million
+ * rows); the new index builds in the same scan order of magnitude and is empty until a release.
+ */
+export class WebhookEndpoints1763810000000 implements MigrationInterface {
+  name = 'WebhookEndpoints1763810000000';
+
+  public async up(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.query(`
+      CREATE TABLE webhook_endpoints (
+        account_id uuid PRIMARY KEY,
+        disabled_reason varchar(16),
+        disabled_at timestamptz(3),
+        CONSTRAINT webhook_endpoints_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts (id),
+        CONSTRAINT webhook_endpoints_disabled_check CHECK ((disabled_reason IS NULL) = (disabled_at IS NULL)),
+        CONSTRAINT webhook_endpoints_disabled_reason_check
+          CHECK (disabled_reason IN ('gone', 'failing', 'client', 'operator'))
+      )`);
+    await queryRunner.query(`
+      CREATE TABLE webhook_endpoint_health (
+        account_id uuid PRIMARY KEY,
+        last_success_at timestamptz(3),
+        last_failure_at timestamptz(3),
+        failing_since timestamptz(3),
+        consecutive_failures integer NOT NULL DEFAULT 0,
+        CONSTRAINT webhook_endpoint_health_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts (id)
+      )`);
+    await queryRunner.query(`ALTER TABLE webhook_events DROP CONSTRAINT webhook_events_delivery_status_check`);
+    await queryRunner.query(
+      `ALTER TABLE webhook_events ADD CONSTRAINT webhook_events_delivery_status_check
+         CHECK (delivery_status IN ('pending', 'delivered', 'failed', 'held'))`,
+    );
+    await queryRunner.query(
+      `CREATE INDEX webhook_events_waiting_idx ON webhook_events (account_id, created_at, id)
+         WHERE delivery_status = 'pending' AND next_attempt_at IS NULL`,
+    );
+  }
+
+  public async down(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.query(`DROP INDEX webhook_events_waiting_idx`);
+    await queryRunner.query(
+      `UPDATE webhook_events SET delivery_status = 'pending', next_attempt_at = now() WHERE delivery_status = 'held'`,
+    );
+    await queryRunner.query(`ALTER TABLE webhook_events DROP CONSTRAINT webhook_events_delivery_status_check`);
+    await queryRunner.query(
+      `ALTER TABLE webhook_events ADD CONSTRAINT webhook_events_delivery_status_check
+         CHECK (delivery_status IN ('pending', 'delivered', 'failed'))`,
+    );
+    await queryRunner.query(`DROP TABLE webhook_endpoint_health`);
+    await queryRunner.query(`DROP TABLE webhook_endpoints`);
+  }
+}
