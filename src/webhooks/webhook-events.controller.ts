@@ -33,7 +33,7 @@ export class WebhookEventsController {
   @ApiOperation({ summary: 'The delivery log, newest first (keyset paging)' })
   @ApiOkResponse({ type: WebhookEventListResponseDto })
   @ApiErrors(
-    ApiError.validation('delivery_status', 'must be a comma-separated list of pending, delivered, failed'),
+    ApiError.validation('delivery_status', 'must be a comma-separated list of pending, delivered, failed, held'),
     invalidCursor(),
   )
   async list(
@@ -47,7 +47,10 @@ export class WebhookEventsController {
   @HttpCode(202)
   @ApiOperation({ summary: 'Bulk replay of matching events (at most 10,000 per call), each keeping its webhook-id' })
   @ApiResponse({ status: 202, type: RedeliveryResponseDto })
-  @ApiErrors(ApiError.validation('delivery_status', 'must be a comma-separated list of failed, delivered'))
+  @ApiErrors(
+    ApiError.validation('delivery_status', 'must be a comma-separated list of failed, delivered'),
+    ApiError.endpointDisabled('gone'),
+  )
   async redeliverMany(
     @CurrentAccountId() accountId: string,
     @Body() dto: BulkRedeliverDto,
@@ -61,6 +64,7 @@ export class WebhookEventsController {
   @ApiResponse({ status: 202, type: WebhookEventResponseDto })
   @ApiErrors(
     ApiError.validation('status', 'must be one of the following values: pending, processing, approved, rejected'),
+    ApiError.endpointDisabled('gone'),
   )
   @ApiLimitedBy(TEST_EVENTS_LIMIT)
   async sendTest(
@@ -92,7 +96,7 @@ export class WebhookEventsController {
   @HttpCode(202)
   @ApiOperation({ summary: 'Redeliver one event: a fresh delivery cycle with the same webhook-id and body' })
   @ApiResponse({ status: 202, type: WebhookEventResponseDto })
-  @ApiErrors(invalidId(), ApiError.notFound('webhook event'))
+  @ApiErrors(invalidId(), ApiError.notFound('webhook event'), ApiError.endpointDisabled('gone'))
   async redeliver(
     @CurrentAccountId() accountId: string,
     @Param('id', UuidParamPipe) id: string,
