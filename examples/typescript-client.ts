@@ -150,6 +150,29 @@ export async function redeliverFailed(client: KycClient, verificationId: string)
 }
 
 /**
+ * Your webhook endpoint's health. The service disables it when it answers 410 Gone, or when an event
+ * used up its retries after the endpoint had been failing for days; events are then held, not lost.
+ * Once the endpoint is fixed, enabling it sends the held events again, oldest first.
+ */
+export async function checkEndpoint(client: KycClient): Promise<void> {
+  const endpoint = await call(() => client.GET('/api/v1/public/kyc/webhook-endpoint'));
+  const { health } = endpoint;
+  console.log(
+    `${endpoint.url ?? '(no url)'}: ${endpoint.status}, ${health.consecutive_failures} failures since ` +
+      `${health.failing_since ?? 'the last success'}, last success ${health.last_success_at ?? 'never'}`,
+  );
+  if (endpoint.status === 'disabled' && endpoint.disabled_reason !== 'client') {
+    console.log(
+      `disabled (${endpoint.disabled_reason}) at ${endpoint.disabled_at}; ${endpoint.held_count} events held`,
+    );
+    const enabled = await call(() =>
+      client.PATCH('/api/v1/public/kyc/webhook-endpoint', { body: { status: 'enabled' } }),
+    );
+    console.log(`enabled again: ${enabled.held_count} events still held`);
+  }
+}
+
+/**
  * The signature already proved the body is the service's; this only picks the event types this code
  * knows. New types may be added: anything else is acknowledged and ignored.
  */
@@ -208,6 +231,8 @@ const seen = new Set<string>();
 const latestVersion = new Map<string, number>();
 
 export async function handleEvent(event: KycWebhook, webhookId: string): Promise<void> {
+  // A test event (POST /webhook-events/test) carries a made-up verification: never act on it.
+  if ('test' in event && event.test) return;
   if (seen.has(webhookId)) return;
   seen.add(webhookId);
   const verification = event.data.verification;
@@ -239,6 +264,8 @@ async function main(): Promise<void> {
     if (rejected === 1) await printHistory(client, verification.id);
   }
   console.log(`${rejected} rejected in all`);
+
+  await checkEndpoint(client);
 
   const first = page.data[0];
   if (first) console.log(`redelivered ${await redeliverFailed(client, first.id)} failed events`);
