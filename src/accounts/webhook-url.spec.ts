@@ -1,4 +1,4 @@
-import { webhookUrlProblem } from 'src/accounts/webhook-url';
+import { INSECURE_REFUSED, webhookUrlProblem } from 'src/accounts/webhook-url';
 
 const strict = { allowInsecure: false };
 const lax = { allowInsecure: true };
@@ -42,6 +42,14 @@ describe('webhookUrlProblem', () => {
   it('leaves private targets to the connect-time check', () => {
     expect(webhookUrlProblem('https://127.0.0.1/hook', strict)).toBeNull();
     expect(webhookUrlProblem('https://localhost:8443/hook', strict)).toBeNull();
+  });
+
+  it('names the setting that allows http, for development', () => {
+    expect(webhookUrlProblem('http://example.com/hook', strict)).toBe(
+      'must be an https URL (http is allowed with WEBHOOK_ALLOW_INSECURE_URLS=true, for development)',
+    );
+    expect(webhookUrlProblem('HTTP://example.com/hook', strict)).toBe(INSECURE_REFUSED);
+    expect(webhookUrlProblem('ftp://example.com/hook', strict)).toBe('must be an https URL');
   });
 
   it('allows http only when configured', () => {

@@ -1,6 +1,10 @@
 /** The longest name DNS can carry, in its ASCII (punycode) form and without the root's trailing dot. */
 const MAX_HOST_LENGTH = 253;
 
+/** Names the setting, so a developer with a local http receiver knows what to change. */
+export const INSECURE_REFUSED =
+  'must be an https URL (http is allowed with WEBHOOK_ALLOW_INSECURE_URLS=true, for development)';
+
 export interface WebhookUrlPolicy {
   allowInsecure: boolean;
 }
@@ -19,8 +23,10 @@ export function webhookUrlProblem(value: string, policy: WebhookUrlPolicy): stri
     return 'must be an absolute URL';
   }
   const protocols = policy.allowInsecure ? ['https:', 'http:'] : ['https:'];
-  if (!protocols.includes(url.protocol))
-    return policy.allowInsecure ? 'must be an http or https URL' : 'must be an https URL';
+  if (!protocols.includes(url.protocol)) {
+    if (policy.allowInsecure) return 'must be an http or https URL';
+    return url.protocol === 'http:' ? INSECURE_REFUSED : 'must be an https URL';
+  }
   if (url.username || url.password) return 'must not contain user info';
   if (!url.hostname) return 'must have a host';
   if (url.hostname.replace(/\.$/, '').length > MAX_HOST_LENGTH)

@@ -15,6 +15,7 @@ import {
   UpdateAccountDto,
 } from 'src/accounts/accounts.dto';
 import { AccountsService } from 'src/accounts/accounts.service';
+import { INSECURE_REFUSED } from 'src/accounts/webhook-url';
 import { RequiresCredential } from 'src/http/credentials';
 import { iso } from 'src/common/time';
 import { UndeclaredInputGuard } from 'src/http/undeclared-input.guard';
@@ -33,10 +34,7 @@ export class AdminAccountsController {
   @Post()
   @ApiOperation({ summary: 'Create an account; the response is the only time its secret is shown' })
   @ApiCreatedResponse({ type: CreatedAccountResponseDto })
-  @ApiErrors(
-    ApiError.validation('name', 'must not be blank'),
-    ApiError.validation('webhook_url', 'must be an https URL'),
-  )
+  @ApiErrors(ApiError.validation('name', 'must not be blank'), ApiError.validation('webhook_url', INSECURE_REFUSED))
   async create(@Body() dto: CreateAccountDto): Promise<CreatedAccountResponseDto> {
     const { account, secret } = await this.accounts.create(dto.name, dto.webhook_url ?? null);
     return { ...toAccountResponse(account), webhook_secret: secret };
