@@ -55,6 +55,13 @@ describe('parseConfig', () => {
     expect(config.secretEncryptionKeys).toEqual([newer, older]);
   });
 
+  it('reads WEBHOOK_DISABLE_AFTER: 5d by default, 0 for never, units ms to d', () => {
+    expect(parseConfig({ ...SECRETS }).webhookDisableAfterMs).toBe(432_000_000);
+    expect(parseConfig({ ...SECRETS, WEBHOOK_DISABLE_AFTER: '0' }).webhookDisableAfterMs).toBe(0);
+    expect(parseConfig({ ...SECRETS, WEBHOOK_DISABLE_AFTER: '250ms' }).webhookDisableAfterMs).toBe(250);
+    expect(parseConfig({ ...SECRETS, WEBHOOK_DISABLE_AFTER: '90m' }).webhookDisableAfterMs).toBe(5_400_000);
+  });
+
   it('reads every variable', () => {
     const config = parseConfig({
       ...SECRETS,
@@ -67,6 +74,7 @@ describe('parseConfig', () => {
       WEBHOOK_CONCURRENCY: '5',
       WEBHOOK_MAX_IN_FLIGHT_PER_ACCOUNT: '2',
       WEBHOOK_RETRY_SCHEDULE: '1s,2s',
+      WEBHOOK_DISABLE_AFTER: '36h',
       WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
       WEBHOOK_ALLOW_INSECURE_URLS: 'TRUE',
       RATE_LIMIT_PER_MINUTE: '0',
@@ -84,6 +92,7 @@ describe('parseConfig', () => {
       webhookConcurrency: 5,
       webhookMaxInFlightPerAccount: 2,
       webhookRetryScheduleMs: [1_000, 2_000],
+      webhookDisableAfterMs: 129_600_000,
       webhookAllowPrivateTargets: true,
       webhookAllowInsecureUrls: true,
       rateLimitPerMinute: 0,
@@ -106,6 +115,11 @@ describe('parseConfig', () => {
     ['WEBHOOK_CONCURRENCY', '-1'],
     ['WEBHOOK_MAX_IN_FLIGHT_PER_ACCOUNT', 'ten'],
     ['WEBHOOK_RETRY_SCHEDULE', '5x'],
+    ['WEBHOOK_DISABLE_AFTER', '5'],
+    ['WEBHOOK_DISABLE_AFTER', '1.5d'],
+    ['WEBHOOK_DISABLE_AFTER', '-1d'],
+    ['WEBHOOK_DISABLE_AFTER', '5 days'],
+    ['WEBHOOK_DISABLE_AFTER', '99999999999999999d'],
     ['WEBHOOK_ALLOW_PRIVATE_TARGETS', 'yes'],
     ['WEBHOOK_ALLOW_INSECURE_URLS', 'maybe'],
     ['RATE_LIMIT_PER_MINUTE', '-5'],

@@ -177,7 +177,9 @@ export class WebhookDeliveryProcessor {
     ]);
     if (outcome.kind === 'held') return HELD;
     if (!recorded) return 'skipped';
-    if (outcome.kind === 'failed') await this.disableIfFailingTooLong(event.accountId);
+    // A secret the service cannot decrypt is its own fault, not the endpoint's: it never disables one.
+    if (outcome.kind === 'failed' && result.error !== SIGNING_KEY_ERROR)
+      await this.disableIfFailingTooLong(event.accountId);
     if (outcome.kind === 'delivered' && event.cycle === 1) {
       webhookDeliveryLatency.observe((Date.now() - event.createdAt.getTime()) / 1000);
     }

@@ -8,9 +8,12 @@ const DELIVERY_LOG = '/api/v1/public/kyc/webhook-events';
 /** Each verification makes two events (pending → processing → approved). */
 const HELD_VERIFICATIONS = 250;
 const HELD_EVENTS = 2 * HELD_VERIFICATIONS;
-/** Kill 1 lands while this arrival waits for its answer; kill 2 just after this one was answered 200. */
-const KILL_IN_FLIGHT_AT = 150;
-const KILL_AFTER_ANSWER_AT = 350;
+/**
+ * The worker is SIGKILLed at these arrivals: while the request waits for its answer, a millisecond
+ * after its 200 went out, and once its attempt is recorded delivered (the next one being let through).
+ */
+const KILLS = { inFlight: 150, answered: 300, recorded: 450 } as const;
+type KillPoint = keyof typeof KILLS;
 const ANSWER_MS = 5;
 const RACING_HELD_VERIFICATIONS = 100;
 const RACING_NEW_EVENTS = 50;
@@ -25,7 +28,8 @@ interface EventRow {
 }
 
 interface Kill {
-  /** The webhook-id of the request that was at the receiver when the worker died. */
+  point: KillPoint;
+  /** The webhook-id of the last request to arrive before the worker died: the only one it can have had in flight. */
   eventId: string;
   at: number;
   exited: Promise<void>;
@@ -172,29 +176,41 @@ describe('an endpoint enabled again: its held events released, oldest first, one
     return rows;
   };
 
-  it('500 held events, the worker SIGKILLed twice during the release: none lost, an extra arrival only for what a kill cut off', async () => {
+  it('500 held events, the worker SIGKILLed three times during the release: none lost, an extra arrival only for what a kill cut off', async () => {
     const { client, receiver, account } = await heldAccount('endpoint-release kill', HELD_VERIFICATIONS);
     const created = (await eventRows(db, account.id)).map((row) => row.id);
     const stalled = await watchStalled(prefix);
 
     const kills: Kill[] = [];
-    const kill = (request: ReceivedRequest): void => {
+    const kill = (point: KillPoint): void => {
       const dying = worker as TestApp;
-      kills.push({ eventId: String(request.headers['webhook-id']), at: Date.now(), exited: dying.kill() });
+      const last = receiver.requests[receiver.requests.length - 1];
+      kills.push({ point, eventId: String(last.headers['webhook-id']), at: Date.now(), exited: dying.kill() });
+    };
+    const killOnceRecorded = async (eventId: string): Promise<void> => {
+      const deadline = Date.now() + 10_000;
+      while (Date.now() < deadline) {
+        const res = await db.query<{ s: string }>('SELECT delivery_status AS s FROM webhook_events WHERE id = $1', [
+          eventId,
+        ]);
+        if (res.rows[0]?.s === 'delivered') break;
+      }
+      kill('recorded');
     };
     receiver.respondWith((request) => {
       const n = receiver.requests.length;
-      if (n === KILL_IN_FLIGHT_AT) {
-        kill(request);
+      if (n === KILLS.inFlight) {
+        kill('inFlight');
         return { status: 200, delayMs: 1_000 };
       }
-      if (n === KILL_AFTER_ANSWER_AT) setTimeout(() => kill(request), 1);
-      return { status: 200, delayMs: n === KILL_AFTER_ANSWER_AT ? 0 : ANSWER_MS };
+      if (n === KILLS.answered) setTimeout(() => kill('answered'), 1);
+      if (n === KILLS.recorded) void killOnceRecorded(String(request.headers['webhook-id']));
+      return { status: 200, delayMs: n === KILLS.answered || n === KILLS.recorded ? 0 : ANSWER_MS };
     });
 
     const enabledAt = Date.now();
     await setEndpoint(client, account.secret, 'enabled');
-    for (const number of [1, 2]) {
+    for (const number of [1, 2, 3]) {
       await waitUntil(() => kills.length >= number, 120_000, `kill ${number}`, 10);
       await kills[number - 1].exited;
       await startWorker();
@@ -220,6 +236,7 @@ describe('an endpoint enabled again: its held events released, oldest first, one
       kills: kills.length,
       killed_ids_resent: kills.filter((k) => (counts.get(k.eventId) ?? 0) > 1).length,
       stalled_jobs: stalled.ids.size,
+      killed_ids_resent_by_point: kills.map((k) => `${k.point}:${(counts.get(k.eventId) ?? 0) - 1}`).join('/'),
       next_arrival_after_kill_ms: gaps.join('/'),
       out_of_order: outOfOrder,
       inversions,
@@ -230,7 +247,7 @@ describe('an endpoint enabled again: its held events released, oldest first, one
     expect(created.filter((id) => !counts.has(id))).toEqual([]);
     expect([...counts.keys()].filter((id) => !created.includes(id))).toEqual([]);
     // The receiver always answers 200: a second arrival can only be the attempt a kill cut off.
-    expect(kills).toHaveLength(2);
+    expect(kills.map((k) => k.point)).toEqual(['inFlight', 'answered', 'recorded']);
     expect(extra).toBeLessThanOrEqual(kills.length);
     expect(duplicated.filter((id) => !kills.some((k) => k.eventId === id))).toEqual([]);
     // Its answer never reached the worker: it must be sent again, once.
