@@ -3,8 +3,10 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
 /**
  * The webhook endpoint as a resource: its enabled/disabled state (`webhook_endpoints`), its health
  * (`webhook_endpoint_health`), and the `held` delivery status of events waiting for a disabled
- * endpoint. Rows are written when first needed, so existing accounts need none. The partial index
- * lists the released events still waiting their turn (pending, no due time) in creation order.
+ * endpoint. Rows are written when first needed, so existing accounts need none. Two partial indexes
+ * keep a release's steps cheap however many events it holds: the released events still waiting
+ * their turn (pending, no due time) in creation order, and the cycles let through but not yet
+ * attempted (a new event is in neither: its cycle is 1 and it is due).
  *
  * Replacing the check constraint scans webhook_events once under a brief lock (seconds per million
  * rows); the new index builds in the same scan order of magnitude and is empty until a release.
@@ -41,9 +43,14 @@ export class WebhookEndpoints1763810000000 implements MigrationInterface {
       `CREATE INDEX webhook_events_waiting_idx ON webhook_events (account_id, created_at, id)
          WHERE delivery_status = 'pending' AND next_attempt_at IS NULL`,
     );
+    await queryRunner.query(
+      `CREATE INDEX webhook_events_released_idx ON webhook_events (account_id)
+         WHERE delivery_status = 'pending' AND cycle > 1 AND cycle_attempts = 0 AND next_attempt_at IS NOT NULL`,
+    );
   }
 
   public async down(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.query(`DROP INDEX webhook_events_released_idx`);
     await queryRunner.query(`DROP INDEX webhook_events_waiting_idx`);
     await queryRunner.query(
       `UPDATE webhook_events SET delivery_status = 'pending', next_attempt_at = now() WHERE delivery_status = 'held'`,

@@ -312,8 +312,8 @@ export class WebhookEventRepository {
   async holdPending(manager: EntityManager, accountId: string): Promise<number> {
     const [, count] = (await manager.query(
       `UPDATE webhook_events SET delivery_status = 'held', next_attempt_at = NULL
-        WHERE id IN (SELECT id FROM webhook_events WHERE account_id = $1 AND delivery_status = 'pending'
-                      FOR UPDATE SKIP LOCKED)`,
+        WHERE id = ANY (ARRAY(SELECT id FROM webhook_events WHERE account_id = $1 AND delivery_status = 'pending'
+                               FOR UPDATE SKIP LOCKED))`,
       [accountId],
     )) as [unknown, number];
     return count;
@@ -349,9 +349,11 @@ export class WebhookEventRepository {
   }
 
   /**
-   * Makes the account's oldest waiting (released) events due, as many as keep its due events not
-   * yet attempted in their cycle at `window`, and returns them as the jobs to queue. One account at
-   * a time (a transaction-scoped advisory lock), so two calls never let more than `window` through.
+   * Makes the account's oldest waiting (released) events due, as many as keep its later cycles
+   * (releases, redeliveries) that are due but not yet attempted at `window`, and returns them as the
+   * jobs to queue. One account at a time (a transaction-scoped advisory lock), so two calls never let
+   * more than `window` through. Both steps walk a partial index of their own: a release of many
+   * events costs the same per event as one of a few.
    */
   async promoteWaiting(accountId: string, window: number): Promise<DeliveryJobSource[]> {
     return this.dataSource.transaction(async (manager) => {
@@ -359,11 +361,13 @@ export class WebhookEventRepository {
       return manager.query(
         `WITH due AS (
            SELECT count(*)::int AS n FROM webhook_events
-            WHERE account_id = $1 AND delivery_status = 'pending' AND next_attempt_at IS NOT NULL AND cycle_attempts = 0),
+            WHERE account_id = $1 AND delivery_status = 'pending' AND cycle > 1 AND cycle_attempts = 0
+              AND next_attempt_at IS NOT NULL),
          next AS (
            SELECT id FROM webhook_events WHERE account_id = $1 AND delivery_status = 'pending' AND next_attempt_at IS NULL
             ORDER BY created_at, id LIMIT greatest(0, $2 - (SELECT n FROM due)) FOR UPDATE),
-         e AS (UPDATE webhook_events w SET next_attempt_at = now() FROM next WHERE w.id = next.id RETURNING w.*)
+         e AS (UPDATE webhook_events w SET next_attempt_at = now()
+                WHERE w.id = ANY (ARRAY(SELECT id FROM next)) RETURNING w.*)
          ${jobSourcesFrom('e')} ORDER BY e.created_at, e.id`,
         [accountId, window],
       ) as Promise<DeliveryJobSource[]>;
