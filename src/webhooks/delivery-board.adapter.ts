@@ -14,7 +14,8 @@ type JobStatuses = Parameters<BullAdapter['getJobs']>[0];
 
 const RETURN_VALUES: Record<string, string> = {
   delivered: 'delivered',
-  skipped: 'skipped: a later delivery cycle replaced this one, or the event is gone',
+  skipped: 'skipped: a later delivery cycle replaced this one, or the event is gone or held',
+  held: "held: the account's webhook endpoint is disabled; enabling it queues a new cycle",
 };
 
 /**
