@@ -255,6 +255,35 @@ describe('webhook endpoint', () => {
       expect(receiver.for(id).every((r) => r.headers['webhook-id'] === id)).toBe(true);
     });
 
+    it('the worker holds, unsent, an event still pending when it finds the endpoint disabled (one committed after the disable held the others)', async () => {
+      const account = await createAccount(t, { webhook_url: receiver.url });
+      receiver.respondWith({ status: 500 });
+      const id = await oneEvent(account);
+      await receiver.waitForCount(id, 1);
+      // As if the event had committed just after a disable held the account's pending events.
+      await t.db.query(
+        `INSERT INTO webhook_endpoints (account_id, disabled_reason, disabled_at) VALUES ($1, 'client', now())`,
+        [account.id],
+      );
+      const held = await waitFor(
+        () => event(account, id),
+        (e) => e.delivery_status === 'held',
+        'held by the worker',
+      );
+      expect(held.next_attempt_at).toBeNull();
+      const sent = receiver.for(id).length;
+      await sleep(QUIET_MS);
+      expect(receiver.for(id)).toHaveLength(sent);
+
+      receiver.respondWith({ status: 200 });
+      await patch(account, { status: 'enabled' });
+      await waitFor(
+        () => event(account, id),
+        (e) => e.delivery_status === 'delivered',
+        'delivered after enabling',
+      );
+    });
+
     it('disables an endpoint failing longer than WEBHOOK_DISABLE_AFTER once an event uses up its schedule; that event stays failed', async () => {
       const account = await createAccount(t, { webhook_url: receiver.url });
       receiver.respondWith({ status: 500 });
