@@ -24,20 +24,34 @@ export function failingSinceOf(accountId: string): string {
 }
 
 /**
+ * A healthy endpoint's `last_success_at` is rewritten once it is this far behind: a busy account's
+ * deliveries would otherwise all queue on its one health row.
+ */
+export const SUCCESS_RESOLUTION = `interval '1 second'`;
+
+/**
  * The upsert, for the caller's CTE, that folds the recorded attempts of `attempts` (columns
  * account_id, at, error — null on success) into each account's health: one row per account per
  * statement, written in account order so that two statements never deadlock on them. Within the
  * statement, the failures after its last success count; a statement without a success adds its
- * failures to the stored count and keeps an earlier `failing_since`.
+ * failures to the stored count and keeps an earlier `failing_since`. An account that only had
+ * successes, on an endpoint already healthy whose `last_success_at` is less than a second old, is
+ * left alone (read without a lock): the row is written on every failure, on the first success
+ * after one, and at most about once a second while all goes well.
  */
 export function recordHealthSql(attempts: string): string {
   return `INSERT INTO webhook_endpoint_health AS h (account_id, last_success_at, last_failure_at, failing_since, consecutive_failures)
-  SELECT account_id, max(at) FILTER (WHERE error IS NULL), max(at) FILTER (WHERE error IS NOT NULL),
-         min(at) FILTER (WHERE error IS NOT NULL AND at > coalesce(last_ok, '-infinity')),
-         count(*) FILTER (WHERE error IS NOT NULL AND at > coalesce(last_ok, '-infinity'))
+  SELECT s.account_id, max(s.at) FILTER (WHERE s.error IS NULL), max(s.at) FILTER (WHERE s.error IS NOT NULL),
+         min(s.at) FILTER (WHERE s.error IS NOT NULL AND s.at > coalesce(s.last_ok, '-infinity')),
+         count(*) FILTER (WHERE s.error IS NOT NULL AND s.at > coalesce(s.last_ok, '-infinity'))
     FROM (SELECT a.account_id, a.at, a.error, max(a.at) FILTER (WHERE a.error IS NULL) OVER (PARTITION BY a.account_id) AS last_ok
             FROM ${attempts} a) s
-   GROUP BY account_id ORDER BY account_id
+    LEFT JOIN webhook_endpoint_health cur ON cur.account_id = s.account_id
+   GROUP BY s.account_id, cur.account_id, cur.consecutive_failures, cur.last_success_at
+  HAVING cur.account_id IS NULL OR cur.consecutive_failures > 0 OR cur.last_success_at IS NULL
+      OR count(*) FILTER (WHERE s.error IS NOT NULL) > 0
+      OR max(s.at) FILTER (WHERE s.error IS NULL) >= cur.last_success_at + ${SUCCESS_RESOLUTION}
+   ORDER BY s.account_id
   ON CONFLICT (account_id) DO UPDATE SET
     last_success_at = greatest(h.last_success_at, excluded.last_success_at),
     last_failure_at = greatest(h.last_failure_at, excluded.last_failure_at),
