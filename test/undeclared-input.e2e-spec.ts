@@ -50,8 +50,9 @@ describe('undeclared input: every route refuses a query parameter or body it doe
   });
 
   it('finds every route of the contract in the OpenAPI document', () => {
-    // 3 public verification routes (list, detail, redact), 2 internal, 4 admin, 5 webhook-event routes.
-    expect(routes).toHaveLength(14);
+    // 3 public verification routes (list, detail, redact), 2 internal, 5 admin (the account's webhook
+    // endpoint among them), 5 webhook-event routes, 2 webhook-endpoint routes (read, change).
+    expect(routes).toHaveLength(17);
   });
 
   it('answers an unknown query parameter with 400 naming it, before any other check, and changes nothing', async () => {

@@ -16,6 +16,7 @@ interface EventJson {
   delivery_status: string;
   attempt_count: number;
   last_error: string | null;
+  next_attempt_at?: string | null;
   attempts?: AttemptJson[];
 }
 
@@ -176,13 +177,18 @@ describe('webhook delivery against misbehaving receivers', () => {
     expect(event.last_error).toBe('redirect not followed (HTTP 301)');
   });
 
-  it('keeps a 410 an ordinary HTTP failure', async () => {
+  it('says a 410 means the endpoint is gone: the event is held, not retried', async () => {
     const host = await httpReceiver((req, res) => {
       req.resume();
       res.writeHead(410).end();
     });
     const event = await firstAttempt(`http://${host}/hook`);
-    expect(event.attempts?.[0]).toMatchObject({ response_status: 410, error: 'HTTP 410' });
+    expect(event.attempts?.[0]).toMatchObject({ response_status: 410, error: 'HTTP 410 (endpoint gone)' });
+    expect(event).toMatchObject({
+      last_error: 'HTTP 410 (endpoint gone)',
+      delivery_status: 'held',
+      next_attempt_at: null,
+    });
   });
 
   it('says connection refused for a port nobody listens on', async () => {
