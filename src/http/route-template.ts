@@ -1,10 +1,20 @@
 import type { Request } from 'express';
 
 /**
- * The matched route pattern (`/api/v1/public/kyc/verifications/:id`), never the raw URL, so logs
- * and metric labels stay bounded; requests that matched no route share one label.
+ * Paths served by static-file middleware, which has no route pattern: Swagger UI's assets (mounted
+ * by src/ops/openapi.ts) and the queue dashboard's (src/ops/queue-dashboard.ts). Each request under
+ * one is labelled with the mount itself.
  */
-export function routeTemplate(req: Pick<Request, 'route' | 'baseUrl'>): string {
+const STATIC_MOUNTS = ['/api/docs', '/admin/queues/static'];
+
+/**
+ * The matched route pattern (`/api/v1/public/kyc/verifications/:id`), never the raw URL, so logs
+ * and metric labels stay bounded; a file under a static mount is labelled with the mount
+ * (`/api/docs`); other requests that matched no route share one label.
+ */
+export function routeTemplate(req: Pick<Request, 'route' | 'baseUrl' | 'originalUrl'>): string {
   const path = (req.route as { path?: unknown } | undefined)?.path;
-  return typeof path === 'string' ? `${req.baseUrl ?? ''}${path}` : 'unmatched';
+  if (typeof path === 'string') return `${req.baseUrl ?? ''}${path}`;
+  const url = req.originalUrl ?? '';
+  return STATIC_MOUNTS.find((mount) => url.startsWith(`${mount}/`)) ?? 'unmatched';
 }

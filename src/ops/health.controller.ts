@@ -1,16 +1,10 @@
-import { Controller, Get, HttpException, Logger, UseGuards } from '@nestjs/common';
+import { Controller, Get, Logger, UseGuards } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { HealthCheckService, HealthIndicatorService, TypeOrmHealthIndicator } from '@nestjs/terminus';
 import { ApiError } from 'src/common/api-error';
 import { ApiErrors } from 'src/common/api-error-responses';
 import { HttpDrain } from 'src/http/http-drain';
 import { UndeclaredInputGuard } from 'src/http/undeclared-input.guard';
-import { OpsRedis } from 'src/ops/ops-redis';
-
-const CHECK_TIMEOUT_MS = 1_000;
-
-/** Dependency names as they appear in the 503 body's `details[].field`. */
-export const DEPENDENCIES = ['postgres', 'redis'] as const;
+import { DEPENDENCIES, DependencyProbe } from 'src/ops/dependency-probe';
 
 @ApiTags('operations')
 @UseGuards(UndeclaredInputGuard)
@@ -19,10 +13,7 @@ export class HealthController {
   private readonly logger = new Logger('Health');
 
   constructor(
-    private readonly health: HealthCheckService,
-    private readonly indicators: HealthIndicatorService,
-    private readonly typeOrm: TypeOrmHealthIndicator,
-    private readonly redis: OpsRedis,
+    private readonly dependencies: DependencyProbe,
     private readonly drain: HttpDrain,
   ) {}
 
@@ -66,18 +57,9 @@ export class HealthController {
   @ApiErrors(notReady(['redis']), notReady(['postgres', 'redis']), shuttingDown())
   async ready(): Promise<{ status: 'ok'; checks: Record<string, 'up'> }> {
     if (this.drain.draining) throw shuttingDown();
-    try {
-      await this.health.check([
-        () => this.typeOrm.pingCheck('postgres').withTimeout(CHECK_TIMEOUT_MS),
-        () =>
-          this.indicators
-            .check('redis')
-            .attempt(() => this.redis.check())
-            .withTimeout(CHECK_TIMEOUT_MS),
-      ]);
-    } catch (error) {
+    const down = await this.dependencies.down();
+    if (down.length > 0) {
       if (this.drain.draining) throw shuttingDown();
-      const down = DEPENDENCIES.filter((name) => downIn(error, name));
       this.logger.warn({ down }, 'not ready');
       throw notReady(down);
     }
@@ -100,10 +82,4 @@ function notReady(down: readonly string[]): ApiError {
     `Not ready: ${down.length > 0 ? down.join(', ') : 'a dependency'} down`,
     down.map((field) => ({ field, issue: 'down' })),
   );
-}
-
-function downIn(error: unknown, name: string): boolean {
-  if (!(error instanceof HttpException)) return true;
-  const body = error.getResponse() as { details?: Record<string, { status?: string }> };
-  return body.details?.[name]?.status !== 'up';
 }

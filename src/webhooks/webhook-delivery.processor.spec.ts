@@ -15,6 +15,7 @@ import {
   type WebhookPoster,
 } from 'src/webhooks/webhook-delivery.processor';
 import type { DeliveryResult } from 'src/webhooks/webhook-http.client';
+import { type FailedReason, webhookEventsFailed } from 'src/webhooks/webhook-metrics';
 import type { EntityManager } from 'typeorm';
 
 const SECRET = `whsec_${randomBytes(32).toString('base64')}`;
@@ -127,6 +128,11 @@ class Fakes {
       log: async (line: string) => (this.log.push(line), 0),
     } as DeliveryJobHandle;
   }
+}
+
+/** webhook_events_failed_total{reason} as /metrics would show it now. */
+async function failedCount(reason: FailedReason): Promise<number> {
+  return (await webhookEventsFailed.get()).values.find((sample) => sample.labels.reason === reason)?.value ?? 0;
 }
 
 /** What the processor threw, for the specs of a job that does not complete. */
@@ -264,6 +270,49 @@ describe('WebhookDeliveryProcessor', () => {
     expect(((await thrownBy(fakes.processor().process(fakes.job()))) as Error).message).toMatch(/^no webhook_url/);
     expect(fakes.posts).toEqual([]);
     expect(fakes.records).toEqual([]);
+  });
+
+  describe('webhook_events_failed_total', () => {
+    it('counts a cycle that used up its schedule once (schedule_exhausted), and not its retries', async () => {
+      fakes.postAnswer = response(500, 'HTTP 500');
+      const before = await failedCount('schedule_exhausted');
+      await thrownBy(fakes.processor().process(fakes.job()));
+      expect(await failedCount('schedule_exhausted')).toBe(before);
+      fakes.event = dueEvent({ cycleAttempts: SCHEDULE.length });
+      await thrownBy(fakes.processor().process(fakes.job()));
+      expect(await failedCount('schedule_exhausted')).toBe(before + 1);
+      // The same job run again once the row says failed: already counted.
+      fakes.event = dueEvent({ deliveryStatus: 'failed', cycleAttempts: SCHEDULE.length + 1, lastError: 'HTTP 500' });
+      await thrownBy(fakes.processor().process(fakes.job()));
+      expect(await failedCount('schedule_exhausted')).toBe(before + 1);
+    });
+
+    it('counts a cycle with no webhook URL (no_webhook_url): the URL gone before the attempt, or none at creation', async () => {
+      const before = await failedCount('no_webhook_url');
+      fakes.event = dueEvent({ webhookUrl: null });
+      await thrownBy(fakes.processor().process(fakes.job()));
+      expect(await failedCount('no_webhook_url')).toBe(before + 1);
+      fakes.event = dueEvent({
+        deliveryStatus: 'failed',
+        cycleAttempts: 0,
+        lastError: 'no_webhook_url',
+        webhookUrl: null,
+      });
+      await thrownBy(fakes.processor().process(fakes.job()));
+      expect(await failedCount('no_webhook_url')).toBe(before + 2);
+    });
+
+    it('does not count a delivery, a retry, a hold or a skip', async () => {
+      const before = [await failedCount('schedule_exhausted'), await failedCount('no_webhook_url')];
+      await fakes.processor().process(fakes.job());
+      fakes.postAnswer = response(500, 'HTTP 500');
+      await thrownBy(fakes.processor().process(fakes.job()));
+      fakes.postAnswer = response(410, 'HTTP 410 (endpoint gone)');
+      await fakes.processor().process(fakes.job());
+      fakes.event = undefined;
+      await fakes.processor().process(fakes.job());
+      expect([await failedCount('schedule_exhausted'), await failedCount('no_webhook_url')]).toEqual(before);
+    });
   });
 
   it("retires the previous cycle's job when a redelivery's first attempt starts, not later", async () => {

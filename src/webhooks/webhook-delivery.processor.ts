@@ -21,7 +21,7 @@ import type { AttemptRecord, DeliveryStore, DueEvent } from 'src/webhooks/delive
 import { deferralDelay } from 'src/webhooks/retry-delay';
 import { BLOCKED_ERROR } from 'src/webhooks/delivery-error';
 import type { DeliveryResult, WebhookHttpClient } from 'src/webhooks/webhook-http.client';
-import { webhookDeliveries, webhookDeliveryLatency } from 'src/webhooks/webhook-metrics';
+import { webhookDeliveries, webhookDeliveryLatency, webhookEventsFailed } from 'src/webhooks/webhook-metrics';
 import type { WebhookDispatcher } from 'src/webhooks/webhook-dispatcher.service';
 import { webhookHeaders } from 'src/webhooks/webhook-signer';
 
@@ -111,7 +111,12 @@ export class WebhookDeliveryProcessor {
     if (!event || event.cycle !== cycle) return 'skipped';
     // A job run again after its cycle ended (a worker died before Bull heard the end) ends as the row did.
     if (event.deliveryStatus === 'delivered') return 'delivered';
-    if (event.deliveryStatus === 'failed') throw new DeliveryGaveUp(failureReason(event));
+    if (event.deliveryStatus === 'failed') {
+      // Failed with no attempt: the account had no webhook_url when the event was created, and this
+      // is its cycle's job. (A job run again after a worker died mid-job may count it twice.)
+      if (event.cycleAttempts === 0) webhookEventsFailed.inc({ reason: 'no_webhook_url' });
+      throw new DeliveryGaveUp(failureReason(event));
+    }
     // Held, or released and waiting its turn: the release queues a job of its own when it is due.
     if (event.deliveryStatus === 'held' || event.nextAttemptAt === null) return 'skipped';
     if (event.disabledAt !== null) return this.hold(event, job);
@@ -153,6 +158,7 @@ export class WebhookDeliveryProcessor {
     if (!event.webhookUrl) {
       await this.store.failWithoutUrl(event);
       webhookDeliveries.inc({ outcome: 'no_webhook_url' });
+      webhookEventsFailed.inc({ reason: 'no_webhook_url' });
       await this.log(job, NO_URL_REASON);
       throw new DeliveryGaveUp(NO_URL_REASON);
     }
@@ -187,7 +193,10 @@ export class WebhookDeliveryProcessor {
     if (outcome.kind === 'retry') {
       throw new DeliveryRetry(outcome.delayMs, retryReason(number, this.maxAttempts, error, outcome.delayMs));
     }
-    if (outcome.kind === 'failed') throw new DeliveryGaveUp(failureReason({ cycleAttempts: number, lastError: error }));
+    if (outcome.kind === 'failed') {
+      webhookEventsFailed.inc({ reason: 'schedule_exhausted' });
+      throw new DeliveryGaveUp(failureReason({ cycleAttempts: number, lastError: error }));
+    }
     return 'delivered';
   }
 

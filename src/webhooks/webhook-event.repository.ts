@@ -284,12 +284,17 @@ export class WebhookEventRepository {
     );
   }
 
-  /** Pending events whose attempt is due: the outbox backlog. */
-  async countDue(): Promise<number> {
-    const [{ count }] = (await this.dataSource.query(
-      `SELECT count(*)::int AS count FROM webhook_events WHERE delivery_status = 'pending' AND next_attempt_at <= now()`,
-    )) as { count: number }[];
-    return count;
+  /**
+   * The outbox backlog: how many pending events are due, and how long the oldest of them has been
+   * due (0 when none is). One walk of webhook_events_due_idx.
+   */
+  async dueBacklog(): Promise<{ count: number; oldestDueSeconds: number }> {
+    const [row] = (await this.dataSource.query(
+      `SELECT count(*)::int AS count,
+              COALESCE(EXTRACT(EPOCH FROM now() - min(next_attempt_at)), 0)::float8 AS "oldestDueSeconds"
+         FROM webhook_events WHERE delivery_status = 'pending' AND next_attempt_at <= now()`,
+    )) as { count: number; oldestDueSeconds: number }[];
+    return row;
   }
 
   /** The event's cycle fails with `error` and no attempt, if it is still pending. */

@@ -5,13 +5,19 @@ import { APP_CONFIG } from 'src/config/config.module';
 import { WebhookEventRepository } from 'src/webhooks/webhook-event.repository';
 import { DISABLE_REASONS } from 'src/webhooks/webhook-endpoint.entity';
 import { WebhookEndpointRepository } from 'src/webhooks/webhook-endpoint.repository';
-import { webhookEndpointsDisabled, webhookOutboxBacklog, webhookQueueDepth } from 'src/webhooks/webhook-metrics';
+import {
+  webhookEndpointsDisabled,
+  webhookOutboxBacklog,
+  webhookOutboxOldestDue,
+  webhookQueueDepth,
+} from 'src/webhooks/webhook-metrics';
 import { DELIVERY_PRODUCER } from 'src/webhooks/webhook-queue.constants';
 import { redisErrorMessage } from 'src/redis/redis-errors';
 
 /**
- * Keeps the backlog and queue-depth gauges fresh (every OUTBOX_SWEEP_INTERVAL_MS) in every process
- * that runs the webhooks feature, so each role's /metrics reports them.
+ * Keeps the backlog (size and oldest due age), disabled-endpoint and queue-depth gauges fresh (every
+ * OUTBOX_SWEEP_INTERVAL_MS) in every process, so each role's /metrics reports them. They are global
+ * values, the same in every process: aggregate them with max, not sum.
  */
 @Injectable()
 export class WebhookGauges implements OnApplicationBootstrap, BeforeApplicationShutdown {
@@ -38,7 +44,9 @@ export class WebhookGauges implements OnApplicationBootstrap, BeforeApplicationS
   }
 
   async update(): Promise<void> {
-    webhookOutboxBacklog.set(await this.events.countDue());
+    const backlog = await this.events.dueBacklog();
+    webhookOutboxBacklog.set(backlog.count);
+    webhookOutboxOldestDue.set(backlog.oldestDueSeconds);
     const disabled = await this.endpoints.countDisabled();
     for (const reason of DISABLE_REASONS) webhookEndpointsDisabled.set({ reason }, disabled.get(reason) ?? 0);
     const counts = await this.queue.getJobCounts();

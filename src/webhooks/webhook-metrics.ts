@@ -1,5 +1,6 @@
 import { Counter, Gauge, Histogram } from 'prom-client';
 import { metricsRegistry } from 'src/common/metrics';
+import { DISABLE_REASONS } from 'src/webhooks/webhook-endpoint.entity';
 
 export const webhookDeliveries = new Counter({
   name: 'webhook_delivery_attempts_total',
@@ -28,6 +29,23 @@ export const webhookOutboxBacklog = new Gauge({
   registers: [metricsRegistry],
 });
 
+export const webhookOutboxOldestDue = new Gauge({
+  name: 'webhook_outbox_oldest_due_seconds',
+  help: 'Seconds since the oldest pending webhook event became due (next_attempt_at), 0 when none is due',
+  registers: [metricsRegistry],
+});
+
+/** Why a delivery cycle ended `failed`: the retry schedule used up, or no webhook URL to send to. */
+export const FAILED_REASONS = ['schedule_exhausted', 'no_webhook_url'] as const;
+export type FailedReason = (typeof FAILED_REASONS)[number];
+
+export const webhookEventsFailed = new Counter({
+  name: 'webhook_events_failed_total',
+  help: 'Webhook event delivery cycles the worker ended failed, by reason (schedule_exhausted, no_webhook_url)',
+  labelNames: ['reason'] as const,
+  registers: [metricsRegistry],
+});
+
 export const webhookEventsDeleted = new Counter({
   name: 'webhook_events_deleted_total',
   help: 'Delivered and failed webhook events (with their attempts) deleted past WEBHOOK_EVENT_RETENTION_DAYS',
@@ -47,3 +65,7 @@ export const webhookEndpointsDisabled = new Gauge({
   labelNames: ['reason'] as const,
   registers: [metricsRegistry],
 });
+
+// Exported at 0 from the start: Prometheus's increase() needs a sample before the first event to see it.
+for (const reason of FAILED_REASONS) webhookEventsFailed.inc({ reason }, 0);
+for (const reason of DISABLE_REASONS) webhookEndpointDisables.inc({ reason }, 0);

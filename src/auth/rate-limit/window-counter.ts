@@ -3,6 +3,7 @@ import { createFailFastRedis } from 'src/redis/fail-fast-redis';
 import type { RedisClient } from 'src/redis/redis-connection';
 import { fallbackStoreOf, MemoryWindowStore } from 'src/auth/rate-limit/memory-window-store';
 import { RATE_LIMIT_WINDOW_MS, type WindowCount } from 'src/auth/rate-limit/rate-limit-policy';
+import { rateLimitMemoryFallback } from 'src/auth/rate-limit/rate-limit-metrics';
 import type { AppConfig } from 'src/config/app-config';
 import { APP_CONFIG } from 'src/config/config.module';
 
@@ -25,7 +26,8 @@ export type LimitScope = 'ratelimit' | 'authfail' | 'testevents';
  * The fixed-window counter behind every limit: counted in Redis (under QUEUE_PREFIX) so that all
  * API processes share it, and per process in memory while Redis does not answer within 250 ms, so
  * a limit still holds during an outage. Each hit goes to Redis first, so counting returns to Redis
- * as soon as it answers again.
+ * as soon as it answers again. rate_limit_memory_fallback is 1 from a lost connection or a hit Redis
+ * did not count until the connection is back or a hit is counted in Redis.
  */
 @Injectable()
 export class WindowCounter implements OnModuleDestroy {
@@ -41,9 +43,10 @@ export class WindowCounter implements OnModuleDestroy {
       this.redis = null;
       return;
     }
-    const client = createFailFastRedis(config, (message, state) =>
-      this.logger.warn(state === 'down' ? `${message}; limits count per process meanwhile` : message),
-    );
+    const client = createFailFastRedis(config, (message, state) => {
+      rateLimitMemoryFallback.set(state === 'down' ? 1 : 0);
+      this.logger.warn(state === 'down' ? `${message}; limits count per process meanwhile` : message);
+    });
     client.defineCommand('rateLimitHit', { numberOfKeys: 1, lua: HIT_SCRIPT });
     this.redis = client as CountingRedis;
   }
@@ -56,9 +59,11 @@ export class WindowCounter implements OnModuleDestroy {
           `${this.keyPrefix}${scope}:${key}`,
           RATE_LIMIT_WINDOW_MS,
         );
+        rateLimitMemoryFallback.set(0);
         return { count, resetMs };
       } catch {
         // Redis down or slow: this process's own count stands in.
+        rateLimitMemoryFallback.set(1);
       }
     }
     return this.fallback(fallbackStoreOf(scope, key)).hit(key, Date.now());
