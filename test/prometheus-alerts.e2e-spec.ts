@@ -16,8 +16,8 @@ import {
   PrometheusServer,
   compressRules,
   findPrometheus,
-  findPromtool,
 } from './helpers/prometheus';
+import { PROMTOOL_MISSING, findPromtool } from './helpers/promtool';
 import { RedisServer } from './helpers/redis-server';
 import { TestApp, startApp } from './helpers/test-app';
 import { WebhookReceiver } from './helpers/webhook-receiver';
@@ -181,7 +181,7 @@ function resolveVariables(expr: string, dashboard: Dashboard): string {
 
   it('promtool accepts the shipped prometheus.yml and the rule files it names', () => {
     const promtool = findPromtool();
-    if (!promtool) throw new Error(PROMETHEUS_MISSING);
+    if (!promtool) throw new Error(PROMTOOL_MISSING);
     const result = spawnSync(promtool, ['check', 'config', PROMETHEUS_YML], { encoding: 'utf8' });
     expect({ status: result.status, output: result.stdout + result.stderr }).toMatchObject({ status: 0 });
   });

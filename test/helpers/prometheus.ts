@@ -1,12 +1,12 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { accessSync, constants, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { delimiter, dirname, join } from 'node:path';
+import { delimiter, join } from 'node:path';
 import { dump, load } from 'js-yaml';
 import { freePort } from './test-app';
 
 /**
- * Debian's Prometheus (package `prometheus`, with promtool), started by a test on a free port with a
+ * Debian's Prometheus (package `prometheus`), started by a test on a free port with a
  * throw-away data directory, and the rewrites that turn the shipped rules into a test copy.
  */
 
@@ -31,13 +31,6 @@ function onPath(name: string, env: NodeJS.ProcessEnv): string | undefined {
 /** PROMETHEUS_PATH, else `prometheus` on PATH or in /usr/bin; undefined when there is none. */
 export function findPrometheus(env: NodeJS.ProcessEnv = process.env): string | undefined {
   return env.PROMETHEUS_PATH || onPath('prometheus', env);
-}
-
-/** promtool beside the Prometheus found, else on PATH. */
-export function findPromtool(env: NodeJS.ProcessEnv = process.env): string | undefined {
-  const prometheus = findPrometheus(env);
-  const beside = prometheus ? join(dirname(prometheus), 'promtool') : undefined;
-  return beside && executable(beside) ? beside : onPath('promtool', env);
 }
 
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1e3, m: 60e3, h: 3600e3, d: 86400e3, w: 604800e3, y: 31536000e3 };
