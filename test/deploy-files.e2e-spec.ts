@@ -5,9 +5,9 @@
  * installable here: hadolint is not in Debian, its npm wrapper downloads a binary).
  */
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { join } from 'node:path';
+import { dirname, join, posix } from 'node:path';
 import Ajv from 'ajv';
 import { CORE_SCHEMA, load, loadAll, mergeTag } from 'js-yaml';
 import { intersects, minVersion, satisfies } from 'semver';
@@ -39,6 +39,8 @@ interface Service extends Dict {
   healthcheck?: { test?: unknown; disable?: boolean };
   depends_on?: Record<string, { condition: string }>;
   volumes?: string[];
+  profiles?: string[];
+  ports?: string[];
 }
 interface ComposeFile extends Dict {
   services: Record<string, Service>;
@@ -154,6 +156,161 @@ describe('docker-compose.yml', () => {
     );
     // No default (`${VAR:-…}` or `${VAR-…}`) for any secret anywhere in the file.
     for (const secret of SECRETS) expect(text).not.toMatch(new RegExp(`\\$\\{${secret}:?-`));
+  });
+});
+
+describe('docker-compose.yml: the monitoring profile', () => {
+  const { file } = readCompose();
+  const { services } = file;
+  const monitoring = ['prometheus', 'grafana'];
+  const yaml = <T>(path: string): T => load(readFileSync(join(ROOT, path), 'utf8')) as T;
+  /** `./host/path:/container/path[:ro]` bind mounts of a service, as [host, container]. */
+  const binds = (name: string): Array<[string, string]> =>
+    (services[name].volumes ?? [])
+      .filter((volume) => volume.startsWith('./'))
+      .map((volume) => volume.split(':').slice(0, 2) as [string, string]);
+
+  it('runs Prometheus and Grafana only with --profile monitoring, reachable on 127.0.0.1 only; the rest always', () => {
+    for (const [name, service] of Object.entries(services)) {
+      const expected = monitoring.includes(name) ? ['monitoring'] : undefined;
+      expect({ name, profiles: service.profiles }).toEqual({ name, profiles: expected });
+    }
+    for (const name of monitoring) {
+      expect({ name, ports: services[name].ports }).toEqual({ name, ports: [expect.stringMatching(/^127\.0\.0\.1:/)] });
+      expect({ name, test: services[name].healthcheck?.test }).toEqual({ name, test: expect.any(Array) });
+    }
+    expect(Object.keys(file.volumes ?? {})).toEqual(expect.arrayContaining(['prometheus-data', 'grafana-data']));
+  });
+
+  it('mounts files of the repository, Prometheus its configuration directory (rules beside it)', () => {
+    for (const name of monitoring) {
+      for (const [host] of binds(name))
+        expect({ name, host, exists: existsSync(join(ROOT, host)) }).toMatchObject({ exists: true });
+    }
+    const command = services.prometheus.command as string[];
+    const config = command.find((arg) => arg.startsWith('--config.file='))?.split('=')[1] ?? '';
+    expect(binds('prometheus')).toContainEqual(['./deploy/prometheus', posix.dirname(config)]);
+    expect(posix.basename(config)).toBe('prometheus.yml');
+  });
+
+  it('scrapes the api and the worker on the port they listen on, and loads the shipped alert rules', () => {
+    const prometheus = yaml<{
+      rule_files: string[];
+      scrape_configs: Array<{ job_name: string; metrics_path?: string; static_configs: Array<{ targets: string[] }> }>;
+    }>('deploy/prometheus/prometheus.yml');
+    const port = services.api.environment?.PORT;
+    expect(services.worker.environment?.PORT).toBe(port);
+    const targets = prometheus.scrape_configs.flatMap((job) => job.static_configs.flatMap((c) => c.targets));
+    expect(targets.sort()).toEqual([`api:${port}`, `worker:${port}`]);
+    for (const job of prometheus.scrape_configs) expect(job.metrics_path ?? '/metrics').toBe('/metrics');
+    expect(prometheus.rule_files).toEqual(['alerts.yml']);
+    expect(existsSync(join(ROOT, 'deploy', 'prometheus', 'alerts.yml'))).toBe(true);
+  });
+
+  it('provisions Grafana with the compose Prometheus and the dashboard, where its provider looks', () => {
+    const provisioning = binds('grafana').find(([host]) => host === './deploy/grafana/provisioning')?.[1];
+    expect(provisioning).toBe('/etc/grafana/provisioning');
+    const datasources = yaml<{ datasources: Array<{ type: string; url: string; isDefault?: boolean }> }>(
+      'deploy/grafana/provisioning/datasources/prometheus.yml',
+    ).datasources;
+    const prometheusPort = services.prometheus.ports?.[0].split(':').at(-1);
+    expect(datasources).toEqual([
+      expect.objectContaining({ type: 'prometheus', url: `http://prometheus:${prometheusPort}`, isDefault: true }),
+    ]);
+    const providers = yaml<{ providers: Array<{ type: string; options: { path: string } }> }>(
+      'deploy/grafana/provisioning/dashboards/kyc.yml',
+    ).providers;
+    const dashboard = binds('grafana').find(([host]) => host === './deploy/grafana/kyc-delivery.json')?.[1] ?? '';
+    expect(providers.map((provider) => provider.options.path)).toEqual([dirname(dashboard)]);
+  });
+});
+
+interface GrafanaPanel {
+  id: number;
+  type: string;
+  title: string;
+  datasource?: { type: string; uid: string };
+  gridPos: { x: number; y: number; w: number; h: number };
+  targets?: Array<{ refId: string; expr: string; datasource?: { type: string; uid: string } }>;
+}
+
+describe('deploy/grafana/kyc-delivery.json', () => {
+  const dashboard = JSON.parse(readFileSync(join(ROOT, 'deploy', 'grafana', 'kyc-delivery.json'), 'utf8')) as {
+    uid: string;
+    title: string;
+    schemaVersion: number;
+    panels: GrafanaPanel[];
+    templating: { list: Array<{ name: string; type: string; query?: unknown }> };
+  };
+  const panels = dashboard.panels.filter((panel) => panel.type !== 'row');
+  const exprs = panels.flatMap((panel) => (panel.targets ?? []).map((target) => target.expr));
+
+  it('imports anywhere: a stable uid, schema 39, every query on the `datasource` variable (type prometheus)', () => {
+    expect(dashboard.uid).toBe('kyc-delivery');
+    expect(dashboard.schemaVersion).toBe(39);
+    expect(dashboard.templating.list).toContainEqual(
+      expect.objectContaining({ name: 'datasource', type: 'datasource', query: 'prometheus' }),
+    );
+    const prometheus = { type: 'prometheus', uid: '${datasource}' };
+    for (const panel of panels) {
+      expect({ panel: panel.title, datasource: panel.datasource }).toEqual({
+        panel: panel.title,
+        datasource: prometheus,
+      });
+      expect({ panel: panel.title, queries: (panel.targets ?? []).length > 0 }).toEqual({
+        panel: panel.title,
+        queries: true,
+      });
+      for (const target of panel.targets ?? []) expect(target.datasource).toEqual(prometheus);
+    }
+  });
+
+  it('lays its panels out on the 24-column grid without overlap, each with its own id', () => {
+    const ids = dashboard.panels.map((panel) => panel.id);
+    expect(new Set(ids).size).toBe(ids.length);
+    const owner = new Map<string, string>();
+    const misplaced: string[] = [];
+    for (const { title, gridPos } of dashboard.panels) {
+      if (gridPos.x < 0 || gridPos.w <= 0 || gridPos.x + gridPos.w > 24) misplaced.push(`${title}: off the grid`);
+      for (let x = gridPos.x; x < gridPos.x + gridPos.w; x += 1) {
+        for (let y = gridPos.y; y < gridPos.y + gridPos.h; y += 1) {
+          const other = owner.get(`${x},${y}`);
+          if (other) misplaced.push(`${title} overlaps ${other} at ${x},${y}`);
+          owner.set(`${x},${y}`, title);
+        }
+      }
+    }
+    expect(misplaced).toEqual([]);
+  });
+
+  it('covers what operators watch, taking the max of the gauges every process exports alike', () => {
+    for (const metric of [
+      'http_request_duration_seconds_count',
+      'http_request_duration_seconds_bucket',
+      'webhook_delivery_attempts_total',
+      'webhook_delivery_latency_seconds_bucket',
+      'webhook_events_failed_total',
+      'webhook_queue_jobs',
+      'webhook_outbox_backlog',
+      'webhook_outbox_oldest_due_seconds',
+      'webhook_endpoints_disabled',
+      'webhook_endpoint_disables_total',
+      'webhook_events_deleted_total',
+      'verifications_redacted_total',
+      'kyc_dependency_up',
+    ]) {
+      expect({ metric, used: exprs.some((expr) => expr.includes(`${metric}{`)) }).toEqual({ metric, used: true });
+    }
+    for (const gauge of [
+      'webhook_queue_jobs',
+      'webhook_outbox_backlog',
+      'webhook_outbox_oldest_due_seconds',
+      'webhook_endpoints_disabled',
+    ]) {
+      for (const expr of exprs.filter((e) => e.includes(`${gauge}{`))) {
+        expect(expr).toMatch(new RegExp(`^max(?: by \\([a-z_, ]+\\) )?\\(${gauge}\\{`));
+      }
+    }
   });
 });
 
