@@ -307,7 +307,7 @@ export class WebhookEventRepository {
     );
   }
 
-  // The endpoint's held and released events (see WebhookEndpointService).
+  // The endpoint's held and released events (see EndpointStates).
 
   /**
    * Holds the account's pending events, in the caller's transaction (which locked the endpoint
