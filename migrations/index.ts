@@ -3,6 +3,8 @@ import { WebhookOutbox1763780000001 } from './1763780000001-WebhookOutbox';
 import { ListSearchCoveringIndexes1763790000000 } from './1763790000000-ListSearchCoveringIndexes';
 import { Redaction1763800000000 } from './1763800000000-Redaction';
 import { WebhookEndpoints1763810000000 } from './1763810000000-WebhookEndpoints';
+import { VerificationResponseJson1763820000000 } from './1763820000000-VerificationResponseJson';
+import { VerificationResponseJsonFill1763820000001 } from './1763820000001-VerificationResponseJsonFill';
 
 /** Listed explicitly so the app, the CLI and the tests run the same migrations without globbing. */
 export const MIGRATIONS = [
@@ -11,4 +13,6 @@ export const MIGRATIONS = [
   ListSearchCoveringIndexes1763790000000,
   Redaction1763800000000,
   WebhookEndpoints1763810000000,
+  VerificationResponseJson1763820000000,
+  VerificationResponseJsonFill1763820000001,
 ];

@@ -9,6 +9,7 @@ export type CommandName =
   | 'deliveries:replay'
   | 'redact'
   | 'reencrypt'
+  | 'render-json'
   | 'retention';
 
 export interface CommandSpec {
@@ -67,6 +68,13 @@ export const COMMANDS: Readonly<Record<CommandName, CommandSpec>> = {
     integers: { 'batch-size': [1, 10_000] },
     summary:
       "Seal every stored webhook secret under SECRET_ENCRYPTION_KEY's first key (the last step of a key rotation; default batches of 500)",
+  },
+  'render-json': {
+    positionals: [],
+    options: { 'batch-size': '<n>' },
+    integers: { 'batch-size': [1, 10_000] },
+    summary:
+      'Write the stored JSON text of verifications that have none (rows an older release wrote during an upgrade or after a roll back; default batches of 1000)',
   },
   retention: {
     positionals: [],

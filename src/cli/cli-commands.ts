@@ -1,6 +1,8 @@
 import type { INestApplicationContext } from '@nestjs/common';
+import { getDataSourceToken } from '@nestjs/typeorm';
 import { plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
+import type { DataSource } from 'typeorm';
 import { toAccountResponse } from 'src/accounts/account.mapper';
 import { CreateAccountDto } from 'src/accounts/accounts.dto';
 import { AccountsService } from 'src/accounts/accounts.service';
@@ -10,6 +12,7 @@ import { ApiError } from 'src/common/api-error';
 import { MAX_LIMIT } from 'src/common/pagination';
 import { iso } from 'src/common/time';
 import { isUuid } from 'src/common/uuid';
+import { backfillVerificationJson } from 'src/verifications/verification-json-backfill';
 import { VerificationRedactor } from 'src/verifications/verification-redactor.service';
 import { validationError } from 'src/http/validation';
 import { RetentionService } from 'src/retention/retention.service';
@@ -121,6 +124,13 @@ export async function runCommand(
           `(secret ids: ${counts.undecryptable.slice(0, 10).join(', ')}${counts.undecryptable.length > 10 ? ', …' : ''}); ` +
           'add the key they were sealed with and run it again',
       );
+    }
+    case 'render-json': {
+      const counts = await backfillVerificationJson(
+        app.get<DataSource>(getDataSourceToken()),
+        Number(options['batch-size'] ?? 1_000),
+      );
+      return `Wrote the stored JSON of ${counts.rows} verification(s) in ${counts.batches} batch(es).\n`;
     }
     case 'retention': {
       const retention = app.get(RetentionService);

@@ -28,7 +28,7 @@ export class PublicVerificationsController {
   ) {}
 
   /**
-   * Answers the body as JSON text written by PostgreSQL (VerificationSearchService.list). Express would
+   * Answers the body as JSON text joined from the rows' stored texts (VerificationSearchService.list). Express would
    * send a string as text/html, so the type is set here, before the handler runs.
    */
   @Get()
@@ -40,7 +40,7 @@ export class PublicVerificationsController {
     return this.search.list(accountId, query);
   }
 
-  /** Answers JSON text written by PostgreSQL, like the list. */
+  /** Answers JSON text, the stored text with its history, like the list. */
   @Get(':id')
   @Header('Content-Type', 'application/json; charset=utf-8')
   @ApiOperation({ summary: 'One verification with its status history' })

@@ -4,8 +4,11 @@ import { CursorCodec } from 'src/common/cursor';
 import { CURSOR_CODEC } from 'src/common/cursor.provider';
 import { KeysetSort, filter, keysetList } from 'src/common/keyset-list';
 import { SortDirection, listPageJson } from 'src/common/pagination';
-import type { VerificationJsonRow } from 'src/verifications/verification-json.sql';
-import { VerificationRepository, verificationPageSql } from 'src/verifications/verification.repository';
+import {
+  type VerificationJsonRow,
+  VerificationRepository,
+  verificationPageSql,
+} from 'src/verifications/verification.repository';
 import type { ListVerificationsQueryDto, VerificationSort } from 'src/verifications/list-verifications.query';
 
 type SortColumn = 'created_at' | 'updated_at';
@@ -37,7 +40,7 @@ export class VerificationSearchService {
     @Inject(CURSOR_CODEC) private readonly cursors: CursorCodec,
   ) {}
 
-  /** The page as its response body, JSON text: the rows come serialised from SQL and are not parsed again. */
+  /** The page as its response body, JSON text: the rows' stored texts joined, not parsed again. */
   async list(accountId: string, query: ListVerificationsQueryDto): Promise<string> {
     const sort = query.sort ?? '-created_at';
     const page = await keysetList<VerificationJsonRow, string>(

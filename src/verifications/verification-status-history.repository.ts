@@ -1,5 +1,4 @@
 import type { EntityManager } from 'typeorm';
-import { isoTextSql } from 'src/verifications/verification-json.sql';
 import { VerificationStatusHistory } from 'src/verifications/verification-status-history.entity';
 
 /**
@@ -11,21 +10,28 @@ export function insertStatusHistoryFromSql(source: string): string {
     SELECT id, version, status, updated_at FROM ${source}`;
 }
 
+/** A verification's history entries as `statusHistoryOf` returns them: [status, at, version], oldest first. */
+export type StatusHistoryTuples = [VerificationStatusHistory['status'], string, number][];
+
 /**
- * The verification's status_history as its contract JSON text, oldest first (`[]` when empty), over
- * `verificationId`: the SQL expression of a verification id in the caller's statement.
+ * The verification's history, oldest first (`[]` when empty), as one json value of
+ * StatusHistoryTuples over `verificationId`, the SQL expression of a verification id in the
+ * caller's statement: a transport the mapper renders (verificationDetailJson), not the contract's text.
  */
-export function statusHistoryJsonOf(verificationId: string): string {
+export function statusHistoryOf(verificationId: string): string {
   return `(
-  SELECT coalesce('[' || string_agg(
-           '{"status":' || to_json(history.status)::text || ',"at":' || '"' || ${isoTextSql('history.at')} || '"'
-           || ',"version":' || history.version || '}', ',' ORDER BY history.version) || ']', '[]')
+  SELECT coalesce(json_agg(json_build_array(history.status, history.at, history.version) ORDER BY history.version), '[]')
     FROM verification_status_history history WHERE history.verification_id = ${verificationId})`;
+}
+
+/** The entries of StatusHistoryTuples. */
+export function statusHistoryFrom(verificationId: string, tuples: StatusHistoryTuples): VerificationStatusHistory[] {
+  return tuples.map(([status, at, version]) => ({ verificationId, status, at: new Date(at), version }));
 }
 
 /**
  * Every statement on `verification_status_history`: the first entry of a new verification, the
- * redaction's read, and the fragments the status change and the detail JSON compose.
+ * redaction's read, and the fragments the status change and the detail read compose.
  */
 export class VerificationStatusHistoryRepository {
   async insert(manager: EntityManager, entry: VerificationStatusHistory): Promise<void> {

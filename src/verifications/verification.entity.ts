@@ -31,6 +31,8 @@ const SEARCH_TEXT_SQL = `lower(external_user_id)
 @Index('verifications_account_search_idx', { synchronize: false })
 // The retention pass's walk: (coalesce(decided_at, updated_at)) WHERE redacted_at IS NULL.
 @Index('verifications_retention_idx', { synchronize: false })
+// (id) WHERE response_json IS NULL: the rows whose text is still to render (VerificationRepository.renderMissingJson).
+@Index('verifications_response_json_missing_idx', { synchronize: false })
 export class Verification {
   @PrimaryColumn('uuid')
   id!: string;
@@ -88,9 +90,19 @@ export class Verification {
     update: false,
   })
   searchText?: string;
+
+  /**
+   * The contract JSON text of the row as it is now (verificationJson, verification.mapper.ts), written
+   * in the statement of every change; the list and detail routes send it as it is. Null only for a
+   * row another release wrote, which does not know the column: a trigger (migration
+   * VerificationResponseJson1763820000000) nulls the text of any update that does not write it, and
+   * readers render such rows from their columns. Never read into the entity.
+   */
+  @Column({ name: 'response_json', type: 'text', nullable: true, select: false })
+  responseJson?: string | null;
 }
 
-/** Each property's column but searchText (never read); `satisfies` makes a property added to the entity but not here a compile error. */
+/** Each property's column but searchText and responseJson (never read); `satisfies` makes a property added to the entity but not here a compile error. */
 const COLUMN_OF = {
   id: 'id',
   accountId: 'account_id',
@@ -106,7 +118,7 @@ const COLUMN_OF = {
   rejectionReasons: 'rejection_reasons',
   metadata: 'metadata',
   redactedAt: 'redacted_at',
-} as const satisfies Record<Exclude<keyof Verification, 'searchText'>, string>;
+} as const satisfies Record<Exclude<keyof Verification, 'searchText' | 'responseJson'>, string>;
 
 /** The select list that reads a `verifications` row into a Verification's shape in raw SQL. */
 export const VERIFICATION_COLUMNS = Object.entries(COLUMN_OF)

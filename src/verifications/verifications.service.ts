@@ -70,7 +70,7 @@ export class VerificationsService {
   }
 
   /**
-   * The detail's JSON text, written by PostgreSQL in one statement (verification.repository.ts). Read on
+   * The detail's JSON text: the stored text and the history, read in one statement (verification.repository.ts). Read on
    * a replica; with `minVersion` (read-your-writes), a replica that has not yet applied that version
    * (or the verification at all) is passed over for the primary.
    */

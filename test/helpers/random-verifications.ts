@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import type { Pool } from 'pg';
-import type { VerificationResponseDto } from 'src/verifications/verification-response.dto';
 import type { VerificationStatusHistory } from 'src/verifications/verification-status-history.entity';
 import { VERIFICATION_COLUMNS, type Verification } from 'src/verifications/verification.entity';
 import { DOCUMENT_TYPES, REJECTION_REASONS, VERIFICATION_STATUSES } from 'src/verifications/verification.types';
@@ -159,30 +158,3 @@ export async function readOldWay(
 }
 
 export const compare = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
-
-/** jsonb keeps (and writes) object keys sorted by byte length, then bytewise. */
-function jsonbKeyOrder(a: string, b: string): number {
-  const x = Buffer.from(a);
-  const y = Buffer.from(b);
-  return x.length - y.length || Buffer.compare(x, y);
-}
-
-/**
- * The bytes the SQL must write. JSON.stringify writes an object's keys in JS property order, which
- * puts integer-like keys ("10") first in ascending number order; PostgreSQL writes metadata in jsonb's
- * order. Where the two orders agree, the SQL text is exactly JSON.stringify of the mapper's answer;
- * where they differ (only metadata can hold such keys), the expected text writes metadata in jsonb's
- * order. Clients parse JSON, so the order of map keys carries no meaning.
- */
-export function expectedText(response: VerificationResponseDto): { text: string; ordersAgree: boolean } {
-  const jsOrder = Object.keys(response.metadata);
-  const jsonbOrder = [...jsOrder].sort(jsonbKeyOrder);
-  const ordersAgree = jsOrder.every((key, i) => key === jsonbOrder[i]);
-  if (ordersAgree) return { text: JSON.stringify(response), ordersAgree };
-  const metadata = `{${jsonbOrder.map((key) => `${JSON.stringify(key)}:${JSON.stringify(response.metadata[key])}`).join(',')}}`;
-  const marker = `metadata-${randomUUID()}`;
-  return {
-    text: JSON.stringify({ ...response, metadata: marker }).replace(JSON.stringify(marker), () => metadata),
-    ordersAgree,
-  };
-}

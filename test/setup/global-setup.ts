@@ -1,12 +1,17 @@
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
+import { join } from 'node:path';
+import { register } from 'tsconfig-paths';
 import { DataSource } from 'typeorm';
-import { MIGRATIONS } from '../../migrations';
 import { testDatabaseServerUrl } from '../../scripts/test-servers';
 import { testRunEnv } from './test-env';
 
-// Runs outside Jest's module mapper, so it uses only relative imports.
+// Runs outside Jest's module mapper: its own imports are relative, and the migrations' `src/...`
+// imports (the fill migration runs the service's writer) resolve through tsconfig-paths.
 export default async function globalSetup(): Promise<void> {
+  register({ baseUrl: join(__dirname, '..', '..'), paths: { 'src/*': ['./src/*'] } });
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- after register(), not hoisted like an import
+  const { MIGRATIONS } = require('../../migrations') as typeof import('../../migrations');
   const runId = `${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
   const env = testRunEnv(runId);
   const url = new URL(env.DATABASE_URL);
