@@ -1,6 +1,6 @@
 /**
  * A verification as the contract's JSON text, written by PostgreSQL, so that the list and detail
- * routes' Node side only joins texts (docs/performance.md, "The list page written by PostgreSQL").
+ * routes' Node side only joins texts (docs/performance.md, "What is in place": the list page written by PostgreSQL).
  * Select-list expressions over a verification row's columns only: the statements that use them are
  * verification.repository.ts's.
  *
@@ -10,7 +10,7 @@
  * checks both on random rows; change the two together.
  *
  * Built by concatenating to_json(...)::text pieces rather than json_build_object, which writes
- * `"k" : v, ` with spaces and cost more (docs/performance.md).
+ * `"k" : v, ` with spaces and cost more (docs/performance.md, "Tried and rejected").
  */
 
 /** A timestamptz as JS toISOString() writes it: UTC, milliseconds (the columns are timestamptz(3)). */
