@@ -25,10 +25,10 @@ export function resolveLocalSecrets(env: Env, file: string, warn: (line: string)
   }
   if (created.length > 0) {
     writeFileSync(file, JSON.stringify(stored, null, 2) + '\n', { mode: 0o600 });
+    // Names only: a log keeps no secret, even a development one; the file (mode 0600) has the values.
     warn(
-      `WARNING: generated ${created.join(', ')} for local development and saved them in ${file}; set them explicitly in production.`,
+      `WARNING: generated ${created.join(', ')} for local development and saved them in ${file} (read them from there); set them explicitly in production.`,
     );
-    for (const name of created) warn(`WARNING: ${name}=${stored[name]}`);
   }
   const resolved: Record<string, string | undefined> = { ...env };
   for (const name of missing) resolved[name] = stored[name];
