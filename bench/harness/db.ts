@@ -1,9 +1,7 @@
 import { cpus } from 'node:os';
 import Redis from 'ioredis';
 import { Client } from 'pg';
-import { SecretKeyring, hashSecret } from 'src/accounts/secret-crypto';
 import { createDatabaseIfMissing, runMigrations } from 'src/database/migrate';
-import { BENCH_SECRET_ENCRYPTION_KEY, benchSecret } from './service-env';
 
 /** Drops the bench database if it exists (one whose name does not say bench is refused). */
 export async function dropBenchDatabase(databaseUrl: string): Promise<void> {
@@ -12,29 +10,6 @@ export async function dropBenchDatabase(databaseUrl: string): Promise<void> {
   await onServer(databaseUrl, (client) =>
     client.query(`DROP DATABASE IF EXISTS "${name.replace(/"/g, '""')}" WITH (FORCE)`),
   );
-}
-
-/** A connection tuned for bulk seeding. */
-async function seedingClient(databaseUrl: string): Promise<Client> {
-  const client = new Client({ connectionString: databaseUrl });
-  await client.connect();
-  await client.query(`SET maintenance_work_mem = '512MB'; SET work_mem = '256MB'; SET synchronous_commit = off`);
-  return client;
-}
-
-/** Runs the statements two at a time (the bench machine has two cores). */
-export async function inParallel(databaseUrl: string, statements: string[]): Promise<void> {
-  const clients = await Promise.all([seedingClient(databaseUrl), seedingClient(databaseUrl)]);
-  const queue = [...statements];
-  try {
-    await Promise.all(
-      clients.map(async (client) => {
-        for (let next = queue.shift(); next !== undefined; next = queue.shift()) await client.query(next);
-      }),
-    );
-  } finally {
-    await Promise.all(clients.map((client) => client.end()));
-  }
 }
 
 /**
@@ -109,72 +84,6 @@ async function onServer<T>(databaseUrl: string, work: (client: Client) => Promis
   await client.connect();
   try {
     return await work(client);
-  } finally {
-    await client.end();
-  }
-}
-
-/** A SQL text[] literal of `values`. */
-export function textArray(values: readonly string[]): string {
-  return `ARRAY[${values.map((value) => `'${value.replace(/'/g, "''")}'`).join(',')}]::text[]`;
-}
-
-/** Drops the secondary indexes of `tables` for a bulk insert; returns their definitions, to rebuild. */
-async function dropSecondaryIndexes(client: Client, tables: string[]): Promise<string[]> {
-  const defs = await client.query<{ name: string; def: string }>(
-    `SELECT i.indexname AS name, i.indexdef AS def FROM pg_indexes i
-      WHERE i.schemaname = current_schema() AND i.tablename = ANY($1)
-        AND NOT EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conname = i.indexname)`,
-    [tables],
-  );
-  for (const { name } of defs.rows) await client.query(`DROP INDEX "${name}"`);
-  return defs.rows.map((row) => row.def);
-}
-
-/** Account index → its deterministic id, in SQL. */
-export const accountIdSql = (index: string): string => `md5('kyc-bench-account-' || ${index})::uuid`;
-
-/**
- * Seeds a freshly migrated bench database: `accounts` accounts without a webhook URL, created at
- * `createdAt` (SQL), account i with the one secret benchSecret(i); then `load`, with the secondary
- * indexes of `tables` dropped and rebuilt afterwards from their own definitions, so the measured
- * indexes are the migrations'; then VACUUM (ANALYZE). Returns the seconds it took.
- */
-export async function seedBenchDatabase(
-  databaseUrl: string,
-  { accounts, createdAt, tables }: { accounts: number; createdAt: string; tables: string[] },
-  log: (line: string) => void,
-  load: (client: Client, progress: (step: string) => void) => Promise<void>,
-): Promise<number> {
-  const started = Date.now();
-  const progress = (step: string): void =>
-    log(`seeding: ${step} (${Math.round((Date.now() - started) / 1000)} s so far)`);
-  const client = await seedingClient(databaseUrl);
-  try {
-    await client.query(
-      `INSERT INTO accounts (id, name, webhook_url, created_at, updated_at)
-       SELECT ${accountIdSql('i')}, 'Bench account ' || i, NULL, ${createdAt}, ${createdAt}
-         FROM generate_series(0, ${accounts - 1}) AS i`,
-    );
-    const keyring = new SecretKeyring([Buffer.from(BENCH_SECRET_ENCRYPTION_KEY, 'base64')]);
-    const secrets = Array.from({ length: accounts }, (_, i) => benchSecret(i));
-    await client.query(
-      `INSERT INTO account_secrets (id, account_id, secret_hash, secret_ciphertext, created_at, expires_at)
-       SELECT md5('kyc-bench-secret-' || i)::uuid, ${accountIdSql('i')}, hash, ciphertext, ${createdAt}, NULL
-         FROM unnest($1::int[], $2::bytea[], $3::text[]) AS t(i, hash, ciphertext)`,
-      [secrets.map((_, i) => i), secrets.map((s) => hashSecret(s)), secrets.map((s) => keyring.seal(s))],
-    );
-    const defs = await dropSecondaryIndexes(client, tables);
-    progress(`${defs.length} secondary indexes dropped`);
-    await load(client, progress);
-    progress('rebuilding indexes');
-    await inParallel(databaseUrl, defs);
-    progress('vacuum analyze');
-    await inParallel(
-      databaseUrl,
-      [...tables, 'accounts', 'account_secrets'].map((t) => `VACUUM (ANALYZE) ${t}`),
-    );
-    return (Date.now() - started) / 1000;
   } finally {
     await client.end();
   }

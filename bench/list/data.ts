@@ -7,10 +7,12 @@ import type { ApiGet } from '../harness/loads';
 export const ACCOUNT_COUNT = 1_000;
 export const VERIFICATION_COUNT = 1_000_000;
 /** Bump when the seeded data's shape changes: an older bench database is then seeded again. */
-export const SEED_VERSION = 2;
+export const SEED_VERSION = 3;
 /** Accounts 0-9 hold ~45,000 verifications each, 10-99 ~4,500, 100-999 ~160 (seed.ts). */
 export const LARGE_ACCOUNTS = 10;
 export const MEDIUM_ACCOUNTS = 90;
+/** The big new client of the stale-statistics case (stale.ts): not seeded, imported and removed by each run. */
+export const IMPORT_ACCOUNT = ACCOUNT_COUNT;
 /** created_at of the seeded verifications spreads over this many days before the seed. */
 export const SEED_WINDOW_DAYS = 365;
 

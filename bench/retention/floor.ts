@@ -10,16 +10,14 @@ import { Client } from 'pg';
 export interface AgeWindow {
   minDays: number;
   maxDays: number;
-  /** Keeps the two pools' hashed attributes apart. */
-  salt: number;
 }
 
 export const PII_RETENTION_DAYS = 30;
 /** The floor's rows are those aged between this and PII_RETENTION_DAYS. */
 export const FLOOR_SELECTS_FROM_DAYS = 20;
 
-export const SERVICE_POOL: AgeWindow = { minDays: 31, maxDays: 88, salt: 1 };
-export const FLOOR_POOL: AgeWindow = { minDays: 21, maxDays: 28, salt: 11 };
+export const SERVICE_POOL: AgeWindow = { minDays: 31, maxDays: 88 };
+export const FLOOR_POOL: AgeWindow = { minDays: 21, maxDays: 28 };
 
 // The contract's values, written out: a floor imports nothing of src/.
 const REDACTED_EXTERNAL_USER_ID = '[redacted]';
