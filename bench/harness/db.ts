@@ -1,4 +1,3 @@
-import { cpus } from 'node:os';
 import Redis from 'ioredis';
 import { Client } from 'pg';
 import { createDatabaseIfMissing, runMigrations } from 'src/database/migrate';
@@ -66,18 +65,8 @@ export async function warnIfFewConnections(databaseUrl: string, needed: number, 
     log(`WARNING: PostgreSQL has ${free} connections to spare and this bench may open ${needed}: expect failures`);
 }
 
-/** CPUs, Node and PostgreSQL versions, for the line above a benchmark's table. */
-export async function describeMachine(databaseUrl: string): Promise<string> {
-  const version = await onServer(databaseUrl, async (client) => {
-    const { rows } = await client.query<{ server_version: string }>('SHOW server_version');
-    return rows[0]?.server_version;
-  });
-  const cpu = cpus();
-  return `${cpu.length} x ${cpu[0]?.model ?? 'cpu'}, Node ${process.version}, PostgreSQL ${version}`;
-}
-
 /** Work on the server's maintenance database. */
-async function onServer<T>(databaseUrl: string, work: (client: Client) => Promise<T>): Promise<T> {
+export async function onServer<T>(databaseUrl: string, work: (client: Client) => Promise<T>): Promise<T> {
   const url = new URL(databaseUrl);
   url.pathname = '/postgres';
   const client = new Client({ connectionString: url.toString() });

@@ -1,5 +1,5 @@
 import { ChildProcess, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { readOptions } from './flags';
@@ -139,13 +139,39 @@ function tail(process: BenchProcess, lines = 20): string {
   return process.output.join('').split('\n').slice(-lines).join('\n');
 }
 
-/** User + system CPU seconds of a process so far, from /proc (NaN where there is none). */
-export function cpuSeconds(pid: number | undefined): number {
+/** From /proc/<pid>/stat: the command name and the user + system CPU seconds of the process and of its reaped children. */
+function procStat(pid: number | string): { comm: string; own: number; children: number } {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100;
+    const fields = stat
+      .slice(stat.lastIndexOf(')') + 2)
+      .split(' ')
+      .map(Number);
+    const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+    return {
+      comm,
+      own: ((fields[11] ?? NaN) + (fields[12] ?? NaN)) / 100,
+      children: ((fields[13] ?? 0) + (fields[14] ?? 0)) / 100,
+    };
   } catch {
-    return NaN;
+    return { comm: '', own: NaN, children: 0 };
   }
+}
+
+/** User + system CPU seconds of a process so far, from /proc (NaN where there is none). */
+export const cpuSeconds = (pid: number | undefined): number => (pid === undefined ? NaN : procStat(pid).own);
+
+/**
+ * User + system CPU seconds so far of every PostgreSQL process on this machine (postmaster, every
+ * backend, the background processes), and of the backends that have exited (the postmaster's reaped
+ * children), from /proc: whatever PostgreSQL does for whoever loads it.
+ */
+export function postgresCpuSeconds(): number {
+  let total = 0;
+  for (const pid of readdirSync('/proc')) {
+    if (!/^\d+$/.test(pid)) continue;
+    const { comm, own, children } = procStat(pid);
+    if (comm.startsWith('postgres') && Number.isFinite(own)) total += own + children;
+  }
+  return total;
 }

@@ -39,19 +39,19 @@ runBench('bench:list:ab', parseOptions, async (options, lab) => {
     { warmup: 2, slices: options.pairs, sliceSeconds: options.seconds },
   );
   // A slice of interleave is one pair: each build once, who goes first alternating.
-  const header = ['pair', 'A req/s', 'B req/s', 'B/A req/s', 'A CPU µs/req', 'B CPU µs/req', 'B/A CPU'];
+  const header = ['pair', 'A req/s', 'B req/s', 'B/A req/s', 'A CPU ms/req', 'B CPU ms/req', 'B/A CPU'];
   const row = ({ A, B }: (typeof perSlice)[number], i: number): string[] => [
     String(i + 1),
     fmt(A.rps),
     fmt(B.rps),
     fmt(B.rps / A.rps, 3),
-    fmt(A.cpuUsPerRequest),
-    fmt(B.cpuUsPerRequest),
-    fmt(B.cpuUsPerRequest / A.cpuUsPerRequest, 3),
+    fmt(A.cpuMs, 3),
+    fmt(B.cpuMs, 3),
+    fmt(B.cpuMs / A.cpuMs, 3),
   ];
   log(table(header, perSlice.map(row)));
   const rps = perSlice.map(({ A, B }) => B.rps / A.rps);
-  const cpu = perSlice.map(({ A, B }) => B.cpuUsPerRequest / A.cpuUsPerRequest);
+  const cpu = perSlice.map(({ A, B }) => B.cpuMs / A.cpuMs);
   log(
     `median B/A req/s ${fmt(median(rps), 3)} (B ahead in ${rps.filter((r) => r > 1).length} of ${rps.length} pairs); ` +
       `median B/A CPU per request ${fmt(median(cpu), 3)} (B cheaper in ${cpu.filter((r) => r < 1).length} of ${cpu.length})`,

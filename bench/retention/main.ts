@@ -12,17 +12,11 @@ import { join } from 'node:path';
 import Redis from 'ioredis';
 import { Client } from 'pg';
 import { REDACT_BATCH } from 'src/retention/retention.service';
-import {
-  benchDatabaseUrlFrom,
-  cleanRedisPrefixes,
-  describeMachine,
-  dropBenchDatabase,
-  recreateBenchDatabase,
-} from '../harness/db';
+import { benchDatabaseUrlFrom, cleanRedisPrefixes, dropBenchDatabase, recreateBenchDatabase } from '../harness/db';
 import { FlagError, parseFlags } from '../harness/flags';
 import { pacedLoad } from '../harness/loads';
-import { cpuSeconds, runBench, startService } from '../harness/processes';
-import { fmt, footer, load1, log, table, verdict } from '../harness/report';
+import { cpuSeconds, postgresCpuSeconds, runBench, startService } from '../harness/processes';
+import { fmt, footer, log, table, verdict } from '../harness/report';
 import { REDIS_URL, benchSecret, serviceEnv } from '../harness/service-env';
 import { Tally } from '../harness/slices';
 import { checkErasure } from './checks';
@@ -48,14 +42,12 @@ const remaining = (minDays: number, maxDays: number): string =>
 
 runBench('bench:retention', parseOptions, async (options, lab) => {
   const databaseUrl = benchDatabaseUrlFrom('BENCH_RETENTION_DATABASE_URL', 'kyc_retention_bench');
-  const loadAtStart = load1();
   await recreateBenchDatabase(databaseUrl);
   if (!options['keep-database']) lab.defer(() => dropBenchDatabase(databaseUrl));
   const seconds = await seed(databaseUrl, options.accounts, options.verifications, options.recent, log);
   log(`seeded in ${fmt(seconds, 1)} s`);
   await cleanRedisPrefixes(REDIS_URL, [QUEUE_PREFIX]);
   lab.defer(() => cleanRedisPrefixes(REDIS_URL, [QUEUE_PREFIX]));
-  const machine = await describeMachine(databaseUrl);
   const env = serviceEnv(databaseUrl, QUEUE_PREFIX);
   const db = new Client({ connectionString: databaseUrl });
   await db.connect();
@@ -107,12 +99,6 @@ runBench('bench:retention', parseOptions, async (options, lab) => {
   const redacted = { pass: { rows: 0, seconds: 0, cpu: 0 }, floor: { rows: 0, seconds: 0, cpu: 0 } };
   // Worker + PostgreSQL CPU and wall time per kind of slice: the list alone's rate is subtracted.
   const used = { none: [0, 0], pass: [0, 0], floor: [0, 0] };
-  const backendCpu = async (): Promise<number> => {
-    const { rows } = await db.query<{ pid: number }>(
-      'SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()',
-    );
-    return rows.reduce((sum, row) => sum + (cpuSeconds(row.pid) || 0), 0);
-  };
   /** The list for one slice, counted into `kind`, while `work` runs beside it. */
   const slice = async (kind: Kind, work: () => Promise<void>): Promise<void> => {
     await Promise.all([list(options.slice, tallies[kind]), work()]);
@@ -122,7 +108,7 @@ runBench('bench:retention', parseOptions, async (options, lab) => {
     const kinds: Kind[] = ['pass', 'floor', 'none'];
     for (const kind of [...kinds.slice(round % 3), ...kinds.slice(0, round % 3)]) {
       const [before, rowsBefore] = [
-        cpuSeconds(workerProcess.child.pid) + (await backendCpu()),
+        cpuSeconds(workerProcess.child.pid) + postgresCpuSeconds(),
         kind === 'pass' ? await count(serviceSql) : floorLeft,
       ];
       if (kind === 'pass' && !done) {
@@ -147,7 +133,7 @@ runBench('bench:retention', parseOptions, async (options, lab) => {
       } else if (kind === 'none') await slice('none', () => Promise.resolve());
       else continue;
       used[kind] = [
-        (used[kind][0] ?? 0) + cpuSeconds(workerProcess.child.pid) + (await backendCpu()) - before,
+        (used[kind][0] ?? 0) + cpuSeconds(workerProcess.child.pid) + postgresCpuSeconds() - before,
         (used[kind][1] ?? 0) + options.slice,
       ];
     }
@@ -168,14 +154,14 @@ runBench('bench:retention', parseOptions, async (options, lab) => {
   );
   log(
     table(
-      ['list first page, paced', 'requests', 'p50 ms', 'p99 ms', 'p99 ÷ none', 'api CPU µs/request'],
+      ['list first page, paced', 'requests', 'p50 ms', 'p99 ms', 'p99 ÷ none', 'api CPU ms/request'],
       (['none', 'pass', 'floor'] as const).map((k) => [
         k,
         fmt(m[k].requests),
         fmt(m[k].p50),
         fmt(m[k].p99),
         fmt(m[k].p99 / m.none.p99, 2),
-        fmt(m[k].cpuUsPerRequest),
+        fmt(m[k].cpuMs, 3),
       ]),
     ),
   );
@@ -205,5 +191,5 @@ runBench('bench:retention', parseOptions, async (options, lab) => {
     `info  the pass redacts at ${fmt(rate('pass') / rate('floor'), 2)} x the floor's rate; list p99 while the floor redacts: ${fmt(m.floor.p99 / m.none.p99, 2)} x the list alone`,
   );
   for (const problem of problems) log(`WARNING: ${problem}`);
-  footer(machine, loadAtStart, m.none.failures + m.pass.failures + m.floor.failures);
+  await footer(databaseUrl, m.none.failures + m.pass.failures + m.floor.failures);
 });

@@ -8,21 +8,11 @@
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { ApiClient, BenchVerification, createBenchData } from '../harness/api';
-import { benchDatabaseUrlFrom, cleanRedisPrefixes, describeMachine, recreateBenchDatabase } from '../harness/db';
+import { benchDatabaseUrlFrom, cleanRedisPrefixes, recreateBenchDatabase } from '../harness/db';
 import { parseFlags } from '../harness/flags';
 import { changeLoop } from '../harness/loads';
 import { runBench, startProcess, startService } from '../harness/processes';
-import {
-  BESIDE_FLOOR_HEADER,
-  besideFloor,
-  fmt,
-  footer,
-  load1,
-  log,
-  slicesLine,
-  table,
-  verdict,
-} from '../harness/report';
+import { besideFloorHeader, besideFloor, fmt, footer, log, slicesLine, table, verdict } from '../harness/report';
 import { BENCH_INTERNAL_API_TOKEN, REDIS_URL, serviceEnv } from '../harness/service-env';
 import { interleave, median } from '../harness/slices';
 import { BenchReceiver } from '../webhooks/receiver';
@@ -86,8 +76,6 @@ runBench('bench:transitions', parseOptions, async (options, lab) => {
   await recreateBenchDatabase(databaseUrl);
   await cleanRedisPrefixes(REDIS_URL, [PREFIX]);
   lab.defer(() => cleanRedisPrefixes(REDIS_URL, [PREFIX]));
-  const machine = await describeMachine(databaseUrl);
-  const loadAtStart = load1();
   const env = serviceEnv(databaseUrl, PREFIX, { APP_ROLE: 'api' });
   // Every account's webhook URL points here; no worker runs, so nothing may arrive.
   const receiver = new BenchReceiver();
@@ -116,10 +104,11 @@ runBench('bench:transitions', parseOptions, async (options, lab) => {
   const { service: s, floor: f } = measured;
   log();
   log(slicesLine(`${options.connections} closed-loop connections`, options));
-  log(table(BESIDE_FLOOR_HEADER, [besideFloor('status change', s, f, median(sliceRatios))]));
+  const header = besideFloorHeader('service / floor', 'median slice ratio');
+  log(table(header, [besideFloor('status change', s, f, s.rps / f.rps, median(sliceRatios))]));
   log(`per-slice service / floor: ${sliceRatios.map((r) => fmt(r, 2)).join(' ')}`);
   log();
   const target = `transitions >= 1.0 x their naive floor (${fmt(s.rps)} vs ${fmt(f.rps)} req/s = ${fmt(s.rps / f.rps, 2)} x)`;
   log(verdict(s.rps >= f.rps, target));
-  footer(machine, loadAtStart, s.failures + f.failures);
+  await footer(databaseUrl, s.failures + f.failures);
 });

@@ -10,11 +10,11 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { ApiClient, createBenchData } from '../harness/api';
-import { benchDatabaseUrlFrom, cleanRedisPrefixes, describeMachine, recreateBenchDatabase } from '../harness/db';
+import { benchDatabaseUrlFrom, cleanRedisPrefixes, recreateBenchDatabase } from '../harness/db';
 import { parseFlags } from '../harness/flags';
 import { changeLoop, pacedChanges } from '../harness/loads';
 import { cpuSeconds, exited, runBench, startService } from '../harness/processes';
-import { fmt, footer, load1, log, table, verdict } from '../harness/report';
+import { fmt, footer, log, table, verdict } from '../harness/report';
 import { REDIS_URL, serviceEnv } from '../harness/service-env';
 import { Tally, median, percentile } from '../harness/slices';
 import type { FloorSlice } from './floor';
@@ -51,8 +51,6 @@ runBench('bench:webhooks', parseOptions, async (options, lab) => {
   await recreateBenchDatabase(databaseUrl);
   await cleanRedisPrefixes(REDIS_URL, PREFIXES);
   lab.defer(() => cleanRedisPrefixes(REDIS_URL, PREFIXES));
-  const machine = await describeMachine(databaseUrl);
-  const loadAtStart = load1();
   const receiver = new BenchReceiver();
   await receiver.start();
   lab.defer(() => receiver.close());
@@ -167,5 +165,5 @@ runBench('bench:webhooks', parseOptions, async (options, lab) => {
   log(verdict(percentile(commitToArrival, 0.99) < 250, latencyTarget));
   if (missing + badSignatures > 0)
     log(`WARNING: ${missing} webhooks missing, ${badSignatures} bad signatures; the figures are suspect`);
-  footer(machine, loadAtStart, failures);
+  await footer(databaseUrl, failures);
 });
