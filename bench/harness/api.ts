@@ -104,18 +104,14 @@ export async function createBenchData(
  */
 export async function change(target: ApiClient, service: ApiClient, v: BenchVerification) {
   const next = v.status === 'pending' ? 'processing' : 'pending';
-  const res = await target
-    .request('POST', `/api/v1/internal/kyc/verifications/${v.id}/transitions`, BENCH_INTERNAL_API_TOKEN, {
-      status: next,
-      expected_version: v.version,
-    })
-    .catch(() => null);
+  const path = `/api/v1/internal/kyc/verifications/${v.id}/transitions`;
+  const body = { status: next, expected_version: v.version };
+  const res = await target.request('POST', path, BENCH_INTERNAL_API_TOKEN, body).catch(() => null);
   if (res?.status === 200) {
-    v.status = next;
-    v.version++;
-    return { ok: true, at: Date.now() };
+    [v.status, v.version] = [next, v.version + 1];
+    return { ok: true, at: Date.now(), body: res.body };
   }
   const now = await service.request('GET', `/api/v1/public/kyc/verifications/${v.id}`, v.secret).catch(() => null);
   if (now?.status === 200) Object.assign(v, JSON.parse(now.body) as Pick<BenchVerification, 'status' | 'version'>);
-  return { ok: false, at: Date.now() };
+  return { ok: false, at: Date.now(), body: `HTTP ${res?.status} ${res?.body}` };
 }

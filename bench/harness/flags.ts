@@ -38,6 +38,13 @@ export function parseFlags<const T extends Options, N extends Record<string, num
   return values as ReturnType<typeof parseArgs<{ options: T; strict: true }>>['values'] & { [K in keyof N]: number };
 }
 
+/** The flags of interleaved slices (slices.ts) and their defaults, with the seconds of one slice from them. */
+export const SLICE_FLAGS = { duration: 15, slices: 5, warmup: 3 };
+export const withSliceSeconds = <T extends { duration: number; slices: number }>(values: T) => ({
+  ...values,
+  sliceSeconds: Math.max(1, Math.round(values.duration / values.slices)),
+});
+
 /** Repeatable `--env KEY=VALUE` flags (the value may hold "=" itself). */
 export function envPairs(pairs: string[] = []): Record<string, string> {
   const bad = pairs.find((pair) => !/^[^=]+=/.test(pair));

@@ -36,13 +36,9 @@ export const figures = (m: Measured): string[] => [
   fmt(m.pgCpuMs, 3),
 ];
 const side = (name: string): string[] => [`${name} req/s`, 'p50 ms', 'p99 ms', `${name} CPU ms/req`, 'PG CPU ms/req'];
-/** The header of a service-beside-floor table, the ratio columns named by `ratios`. */
-export const besideFloorHeader = (...ratios: string[]): string[] => [
-  'scenario',
-  ...side('service'),
-  ...side('floor'),
-  ...ratios,
-];
+/** A table of besideFloor rows, the ratio columns named by `ratios`. */
+export const besideFloorTable = (ratios: string[], rows: string[][]): string =>
+  table(['scenario', ...side('service'), ...side('floor'), ...ratios], rows);
 
 /** One row of a service-beside-floor table: the figures of each, then `ratios` (the ratios, given as numbers). */
 export function besideFloor(label: string, service: Measured, floor: Measured, ...ratios: number[]): string[] {

@@ -1,20 +1,18 @@
 import { Client } from 'pg';
 import { SecretKeyring, hashSecret } from 'src/accounts/secret-crypto';
 import { DOCUMENT_TYPES, REJECTION_REASONS } from 'src/verifications/verification.types';
+import { log } from './report';
 import { BENCH_SECRET_ENCRYPTION_KEY, benchSecret } from './service-env';
 
 /** What the seeded benches (list, retention) share: accounts, verification rows, one insert path. */
 
-const words = (text: string): string[] => text.split(' ');
-const FIRST_NAMES = words(
+const [FIRST_NAMES, LAST_NAMES, EMAIL_DOMAINS, COUNTRIES, PLANS] = [
   'Ada Alan Grace Linus Margaret Dennis Barbara Ken Frances Edsger Radia Donald Anna Hannah Joanna Annette Maria Mariana Jose Juan Sofia Lucia Mateo Chen Wei Yuki Hiroshi Aiko Priya Arjun Fatima Omar Amara Chinedu Olga Ivan Sven Ingrid Pierre Camille Giulia Marco Emma Noah Olivia Liam Zoe Kofi',
-);
-const LAST_NAMES = words(
   'Lovelace Turing Hopper Torvalds Hamilton Ritchie Liskov Thompson Allen Dijkstra Perlman Knuth Smith Johnson Williams Brown Jones Garcia Martinez Rodriguez Hernandez Lopez Gonzalez Wilson Anderson Taylor Moore Jackson Martin Lee Nguyen Tanaka Yamamoto Suzuki Sato Kim Park Wang Zhang Li Patel Sharma Singh Khan Okafor Adeyemi Mensah Ivanova Petrov Novak Kowalski Muller Schmidt Rossi Bianchi Dubois Lefebvre Andersson Johansson Hansen Silva Santos',
-);
-const EMAIL_DOMAINS = words('example.com mail.example.org inbox.example.net corp.example.io post.example.de');
-const COUNTRIES = words('GB US DE FR ES IT NL PL SE NG IN JP BR CA');
-const PLANS = words('gold silver basic');
+  'example.com mail.example.org inbox.example.net corp.example.io post.example.de',
+  'GB US DE FR ES IT NL PL SE NG IN JP BR CA',
+  'gold silver basic',
+].map((words) => words.split(' ')) as [string[], string[], string[], string[], string[]];
 
 /** A connection tuned for bulk seeding. */
 async function seedingClient(databaseUrl: string): Promise<Client> {
@@ -70,24 +68,16 @@ export async function insertAccounts(client: Client, from: number, to: number, c
   );
 }
 
-/** What a seed chooses of its verifications; SQL expressions over the row number n and its hashes h1 … h6. */
-export interface VerificationShape {
-  /** created_at, e.g. a slot of a window per n plus jitter from h6. */
-  created: string;
-  /** The account's index (h1 is free for it). */
-  account: string;
-  /** pending, processing, approved or rejected (of h2 and `created`). */
-  status: string;
-}
-
 /**
  * The verifications numbered `from`..`to` as one SELECT of the columns insertVerifications fills.
- * Every attribute comes from hashint8 of n, so every seed is the same; what the shape leaves open
- * follows the status as the service leaves it: submitted within 10 minutes of creation, decided
- * within the hour after; a pending one has no document (a fifth no applicant either); one pending
- * in ten is a retake (version 3); a rejected one has one reason; half have a plan in metadata.
+ * Every attribute comes from hashint8 of n (h1 … h6), so every seed is the same. The seed chooses,
+ * as SQL over n and the hashes, `created` (e.g. a slot of a window per n, jitter from h6), the
+ * `account` index (h1 is free for it) and the `status` (of h2 and created); the rest follows the
+ * status as the service leaves it: submitted within 10 minutes of creation, decided within the
+ * hour after; a pending one has no document (a fifth no applicant either); one pending in ten is a
+ * retake (version 3); a rejected one has one reason; half have a plan in metadata.
  */
-export function verificationRows(from: number, to: number, shape: VerificationShape): string {
+export function verificationRows(from: number, to: number, shape: Record<'created' | 'account' | 'status', string>) {
   const h = [1, 2, 3, 4, 5, 6].map((k) => `(hashint8(n::bigint * 8 + ${k})::bigint + 2147483648) AS h${k}`);
   const ms = (sql: string): string => `(${sql}) * interval '1 millisecond'`;
   return `
@@ -149,7 +139,6 @@ async function dropSecondaryIndexes(client: Client, tables: string[]): Promise<s
 export async function seedBenchDatabase(
   databaseUrl: string,
   { accounts, createdAt, tables }: { accounts: number; createdAt: string; tables: string[] },
-  log: (line: string) => void,
   load: (client: Client, progress: (step: string) => void) => Promise<void>,
 ): Promise<number> {
   const started = Date.now();

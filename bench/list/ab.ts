@@ -12,7 +12,7 @@ import { runBench, startService } from '../harness/processes';
 import { fmt, log, table } from '../harness/report';
 import { serviceEnv } from '../harness/service-env';
 import { interleave, median } from '../harness/slices';
-import { benchDatabaseUrl, perAccount } from './data';
+import { benchDatabaseUrl, perAccount } from './seed';
 
 function parseOptions(argv: string[]) {
   const strings = {

@@ -9,21 +9,18 @@
 import { join } from 'node:path';
 import { concurrently } from '../harness/api';
 import { warnIfFewConnections } from '../harness/db';
-import { parseFlags } from '../harness/flags';
+import { SLICE_FLAGS, parseFlags, withSliceSeconds } from '../harness/flags';
 import { ApiGet, autocannonLoad, pacedLoad } from '../harness/loads';
 import { BenchProcess, runBench, startProcess, startService } from '../harness/processes';
-import { besideFloor, besideFloorHeader, figures, fmt, footer, log, slicesLine, table } from '../harness/report';
-import { verdict } from '../harness/report';
+import { besideFloor, besideFloorTable, figures, fmt, footer, log, slicesLine, verdict } from '../harness/report';
 import { benchSecret, serviceEnv } from '../harness/service-env';
 import { LoadRun, Measured, interleave, median } from '../harness/slices';
-import { ACCOUNTS, LIST_PATH, benchDatabaseUrl, perAccount, qRequests } from './data';
-import { prepareBenchDatabase } from './seed';
+import { ACCOUNTS, LIST_PATH, benchDatabaseUrl, perAccount, prepareBenchDatabase, qRequests } from './seed';
 import { IMPORT_ROWS, importBigClient } from './stale';
 
 function parseOptions(argv: string[]) {
-  const integers = { duration: 15, slices: 5, warmup: 3, connections: 50, rate: 200, hops: 200 };
-  const values = parseFlags(argv, { reseed: { type: 'boolean' } }, integers);
-  return { ...values, sliceSeconds: Math.max(1, Math.round(values.duration / values.slices)) };
+  const integers = { ...SLICE_FLAGS, connections: 50, rate: 200, hops: 200 };
+  return withSliceSeconds(parseFlags(argv, { reseed: { type: 'boolean' } }, integers));
 }
 
 interface Page {
@@ -65,31 +62,16 @@ async function checkSameRows(scenario: string, service: BenchProcess, floor: Ben
 }
 
 type Pair = Record<'service' | 'floor', Measured>;
-interface Row {
-  scenario: string;
-  throughput: Pair & { sliceRatio: number };
-  latency: Pair;
-}
-
-/** Each figure of `x` over `y`'s: req/s, p50, p99, CPU and PostgreSQL CPU per request. */
-const ratios = (x: Measured, y: Measured): string[] =>
-  (['rps', 'p50', 'p99', 'cpuMs', 'pgCpuMs'] as const).map((k) => fmt(x[k] / y[k], 2));
 
 runBench('bench:list', parseOptions, async (options, lab) => {
   const databaseUrl = benchDatabaseUrl();
-  await prepareBenchDatabase(databaseUrl, options.reseed === true, log);
+  await prepareBenchDatabase(databaseUrl, options.reseed === true);
   await warnIfFewConnections(databaseUrl, 2 * 20 + 2, log);
   const env = serviceEnv(databaseUrl, 'kyc-bench', { APP_ROLE: 'api' });
   const service = await lab.start(startService('service', env));
   const floor = await lab.start(startProcess('floor', join(__dirname, 'floor.js'), env));
   log(`walking ${options.hops} cursor hops for ${ACCOUNTS.length} accounts on each target`);
   const [deepService, deepFloor] = [await deepRequests(service, options.hops), await deepRequests(floor, options.hops)];
-  const scenarios: [string, ApiGet[], ApiGet[]][] = [
-    ['first page', perAccount('limit=20'), perAccount('limit=20')],
-    [`deep page (${options.hops} hops)`, deepService, deepFloor],
-    ['q search', qRequests(), qRequests()],
-    ['status filter', perAccount('status=approved,rejected'), perAccount('status=approved,rejected')],
-  ];
   const closed = (url: string, requests: ApiGet[]): LoadRun => autocannonLoad(url, requests, options.connections);
   const paced = (url: string, requests: ApiGet[]): LoadRun => pacedLoad(url, requests, options.rate);
   /** The service on its requests beside the floor on its own. */
@@ -103,89 +85,80 @@ runBench('bench:list', parseOptions, async (options, lab) => {
     name: 'select1',
     pid: floor.child.pid,
     run: closed(floor.url, [{ path: '/select-1', secret: '' }]),
-  } as const;
-  const rows: Row[] = [];
-  let floorOfAll: Measured | undefined;
-  for (const [scenario, s, f] of scenarios) {
+  };
+  const [throughput, latency]: [string[][], string[][]] = [[], []];
+  const all: Measured[] = [];
+  /** The scenario's throughput (with `also` in its slices), and its latency unless `paced` is false. */
+  const measure = async (
+    scenario: string,
+    s: ApiGet[],
+    f: ApiGet[],
+    also: (typeof select1)[] = [],
+    withLatency = true,
+  ) => {
     await checkSameRows(scenario, service, floor, s, f);
-    const first = scenario === 'first page';
-    const throughput = await interleave([...pair(closed, s, f), ...(first ? [select1] : [])], options);
-    const latency = (await interleave(pair(paced, s, f), options)).measured;
-    const sliceRatio = median(throughput.perSlice.map((x) => x.service.rps / x.floor.rps));
-    rows.push({ scenario, throughput: { ...throughput.measured, sliceRatio }, latency });
-    if (first) floorOfAll = throughput.measured.select1;
-    const [t, l] = [throughput.measured, latency];
+    const { measured: t, perSlice } = await interleave([...pair(closed, s, f), ...also], options);
+    const sliceRatio = median(perSlice.map((x) => x.service.rps / x.floor.rps));
+    throughput.push(besideFloor(scenario, t.service, t.floor, t.service.rps / t.floor.rps, sliceRatio));
+    const l = withLatency ? (await interleave(pair(paced, s, f), options)).measured : undefined;
+    if (l) latency.push(besideFloor(scenario, l.service, l.floor, l.service.p99 / l.floor.p99));
+    all.push(...Object.values<Measured>(t), ...(l ? [l.service, l.floor] : []));
     log(
-      `${scenario}: ${fmt(t.service.rps)} vs ${fmt(t.floor.rps)} req/s; at ${options.rate}/s p99 ${l.service.p99} vs ${l.floor.p99} ms`,
+      `${scenario}: ${fmt(t.service.rps)} vs ${fmt(t.floor.rps)} req/s${l ? `; at ${options.rate}/s p99 ${l.service.p99} vs ${l.floor.p99} ms` : ''}`,
     );
+    return { ...t, p99: l ? [l.service.p99, l.floor.p99] : [] } as Pair & { select1?: Measured; p99: number[] };
+  };
+  const first = await measure('first page', perAccount('limit=20'), perAccount('limit=20'), [select1]);
+  const one = first.select1 as Measured;
+  const blank = (n: number): string[] => new Array<string>(n).fill('');
+  throughput.push(["  the floor's one SELECT 1 per request", ...blank(5), ...figures(one), ...blank(2)]);
+  const deep = await measure(`deep page (${options.hops} hops)`, deepService, deepFloor);
+  const q = await measure('q search', qRequests(), qRequests());
+  await measure('status filter', perAccount('status=approved,rejected'), perAccount('status=approved,rejected'));
+  const big = await importBigClient(databaseUrl, lab);
+  const [plans, stale]: [string[], Pair[]] = [[], []];
+  for (const state of ['before ANALYZE', 'after ANALYZE']) {
+    if (stale.length) await big.analyze();
+    plans.push(await big.explain(state));
+    stale.push(await measure(`first page of the new account, ${state}`, [big.request], [big.request], [], false));
   }
-  const big = await importBigClient(databaseUrl, lab, log);
-  const stale: Partial<Record<'before' | 'after', Pair & { plan: string }>> = {};
-  for (const state of ['before', 'after'] as const) {
-    if (state === 'after') await big.analyze();
-    const plan = await big.explain(`${state} ANALYZE`);
-    log(plan);
-    await checkSameRows(`first page ${state} ANALYZE`, service, floor, [big.request], [big.request]);
-    stale[state] = { ...(await interleave(pair(closed, [big.request], [big.request]), options)).measured, plan };
-  }
-  const [before, after] = [stale.before as Pair & { plan: string }, stale.after as Pair & { plan: string }];
-  const select1Figures = floorOfAll as Measured;
+  const [before, after] = stale as [Pair, Pair];
+  const ratios = (x: Measured, y: Measured): string[] =>
+    (['rps', 'p50', 'p99', 'cpuMs', 'pgCpuMs'] as const).map((k) => fmt(x[k] / y[k], 2));
+  throughput.push(['  before / after', ...ratios(before.service, after.service), ...ratios(before.floor, after.floor)]);
 
   log();
   log(slicesLine(`Throughput: ${options.connections} connections`, options));
-  const throughputRow = ({ scenario, throughput: t }: Row): string[] =>
-    besideFloor(scenario, t.service, t.floor, t.service.rps / t.floor.rps, t.sliceRatio);
-  log(table(besideFloorHeader('service / floor', 'median slice ratio'), rows.map(throughputRow)));
-  const [rps, p50, p99, cpu, pgCpu] = figures(select1Figures);
-  log(
-    `One SELECT 1 per request (the floor process's GET /select-1, in the first page's slices): ${rps} req/s, p50 ${p50} ms, p99 ${p99} ms, floor CPU ${cpu} ms/req, PG CPU ${pgCpu} ms/req.`,
-  );
+  log(besideFloorTable(['service / floor', 'median slice ratio'], throughput));
+  log(`The new account: ${fmt(IMPORT_ROWS)} verifications (more than any other), imported with autovacuum off on the`);
+  log("table; its first page's plans, by EXPLAIN ANALYZE of an equivalent SELECT * … WHERE account_id = $1 ORDER BY");
+  log("created_at DESC, id DESC LIMIT 21 (the service's statement selects JSON built from the same rows):");
+  for (const plan of plans) log(`  ${plan}`);
   log();
   log(`Latency: open loop at ${options.rate} req/s, the same slices.`);
-  const latencyRow = ({ scenario, latency: l }: Row): string[] =>
-    besideFloor(scenario, l.service, l.floor, l.service.p99 / l.floor.p99);
-  log(table(besideFloorHeader('service / floor p99'), rows.map(latencyRow)));
+  log(besideFloorTable(['service / floor p99'], latency));
   log();
-  log(
-    `Stale statistics: the first page of a new account of ${fmt(IMPORT_ROWS)} verifications (more than any other), before and after ANALYZE, throughput as above. The plans (EXPLAIN ANALYZE of the equivalent SELECT … WHERE account_id = $1 ORDER BY created_at DESC, id DESC LIMIT 21):`,
-  );
-  for (const { plan } of [before, after]) log(`  ${plan}`);
-  log(
-    table(besideFloorHeader('service / floor'), [
-      besideFloor('before ANALYZE', before.service, before.floor),
-      besideFloor('after ANALYZE', after.service, after.floor),
-      ['before / after', ...ratios(before.service, after.service), ...ratios(before.floor, after.floor), ''],
-    ]),
-  );
-  log();
-  const by = (name: string): Row => rows.find((row) => row.scenario.startsWith(name)) as Row;
-  const ratio = (row: Row): number => row.throughput.service.rps / row.throughput.floor.rps;
-  const [first, deep, q] = [by('first page'), by('deep page'), by('q search')];
+  const ratio = (p: Pair): number => p.service.rps / p.floor.rps;
   const throughputTarget = `list first page and q >= 2.0 x the naive floor (first page ${fmt(ratio(first), 3)}, q ${fmt(ratio(q), 3)})`;
   log(verdict(ratio(first) >= 2 && ratio(q) >= 2, throughputTarget));
-  const deepTarget = `deep page p99 within 1.2 x first page p99 at ${options.rate}/s (${deep.latency.service.p99} vs ${first.latency.service.p99} ms)`;
-  log(verdict(deep.latency.service.p99 <= 1.2 * first.latency.service.p99, deepTarget));
-  const qTarget = `q search p99 < 50 ms at ${options.rate}/s (${q.latency.service.p99} ms; the floor ${q.latency.floor.p99} ms)`;
-  log(verdict(q.latency.service.p99 < 50, qTarget));
-  // CPU per request from the throughput slices (closed loop): PostgreSQL's is all of its processes'.
-  const { service: fs, floor: ff } = first.throughput;
+  const [deepP99 = NaN, firstP99 = NaN, qP99 = NaN] = [deep.p99[0], first.p99[0], q.p99[0]];
+  const deepTarget = `deep page p99 within 1.2 x first page p99 at ${options.rate}/s (${deepP99} vs ${firstP99} ms)`;
+  log(verdict(deepP99 <= 1.2 * firstP99, deepTarget));
+  log(verdict(qP99 < 50, `q search p99 < 50 ms at ${options.rate}/s (${qP99} ms; the floor ${q.p99[1]} ms)`));
+  // CPU per request from the throughput slices (closed loop); PostgreSQL's is all of its processes'.
+  const { service: fs, floor: ff } = first;
   const pgTarget = `PostgreSQL CPU per first-page request <= 0.3 ms (${fmt(fs.pgCpuMs, 3)} ms; the floor's ${fmt(ff.pgCpuMs, 3)})`;
   log(verdict(fs.pgCpuMs <= 0.3, pgTarget));
   const cpuTarget = `service CPU per first-page request <= 0.7 ms (${fmt(fs.cpuMs, 3)} ms; the floor process ${fmt(ff.cpuMs, 3)})`;
   log(verdict(fs.cpuMs <= 0.7, cpuTarget));
-  const select1Ratio = fs.rps / select1Figures.rps;
-  const select1Target = `first page req/s >= 0.1 x the one-SELECT-1-per-request floor (${fmt(fs.rps)} vs ${fmt(select1Figures.rps)} = ${select1Ratio.toPrecision(3)} x)`;
-  log(verdict(select1Ratio >= 0.1, select1Target));
+  const oneRatio = fs.rps / one.rps;
+  const oneTarget = `first page req/s >= 0.1 x the one-SELECT-1-per-request floor (${fmt(fs.rps)} vs ${fmt(one.rps)} = ${oneRatio.toPrecision(3)} x)`;
+  log(verdict(oneRatio >= 0.1, oneTarget));
   const staleRatio = before.service.rps / after.service.rps;
   const staleTarget = `first page before ANALYZE >= 0.8 x after (${fmt(before.service.rps)} vs ${fmt(after.service.rps)} req/s = ${fmt(staleRatio, 2)} x)`;
   log(verdict(staleRatio >= 0.8, staleTarget));
-  const measured = [
-    ...rows.flatMap((r) => [r.throughput.service, r.throughput.floor, r.latency.service, r.latency.floor]),
-    ...[before, after].flatMap((m) => [m.service, m.floor]),
-    select1Figures,
-  ];
   await footer(
     databaseUrl,
-    measured.reduce((n, m) => n + m.failures, 0),
+    all.reduce((n, m) => n + m.failures, 0),
   );
 });

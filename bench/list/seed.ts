@@ -1,9 +1,51 @@
 import { Client } from 'pg';
 import { runMigrations } from 'src/database/migrate';
-import { recreateBenchDatabase } from '../harness/db';
+import { benchDatabaseUrlFrom, recreateBenchDatabase } from '../harness/db';
+import type { ApiGet } from '../harness/loads';
 import { accountIdSql, inParallel, insertVerifications, seedBenchDatabase, verificationRows } from '../harness/seed';
-import { ACCOUNT_COUNT, IMPORT_ACCOUNT, LARGE_ACCOUNTS, MEDIUM_ACCOUNTS, SEED_VERSION } from './data';
-import { SEED_WINDOW_DAYS, VERIFICATION_COUNT } from './data';
+import { log } from '../harness/report';
+import { benchSecret } from '../harness/service-env';
+
+/** The list bench's data: the seed and the requests its scenarios make. */
+
+export const ACCOUNT_COUNT = 1_000;
+export const VERIFICATION_COUNT = 1_000_000;
+/** Bump when the seeded data's shape changes: an older bench database is then seeded again. */
+export const SEED_VERSION = 3;
+/** Accounts 0-9 hold ~45,000 verifications each, 10-99 ~4,500, 100-999 ~160 (seed.ts). */
+export const LARGE_ACCOUNTS = 10;
+export const MEDIUM_ACCOUNTS = 90;
+/** The big new client of the stale-statistics case (stale.ts): not seeded, imported and removed by each run. */
+export const IMPORT_ACCOUNT = ACCOUNT_COUNT;
+/** created_at of the seeded verifications spreads over this many days before the seed. */
+export const SEED_WINDOW_DAYS = 365;
+
+export const LIST_PATH = '/api/v1/public/kyc/verifications';
+
+/** BENCH_DATABASE_URL, else DATABASE_URL renamed to kyc_bench; a name without "bench" is refused. */
+export function benchDatabaseUrl(): string {
+  return benchDatabaseUrlFrom('BENCH_DATABASE_URL', 'kyc_bench');
+}
+
+/** The accounts with enough rows for a page after 200 hops: every scenario uses the same ones. */
+export const ACCOUNTS = Array.from({ length: LARGE_ACCOUNTS + MEDIUM_ACCOUNTS }, (_, i) => i);
+
+export function perAccount(query: string): ApiGet[] {
+  return ACCOUNTS.map((account) => ({ path: `${LIST_PATH}?${query}`, secret: benchSecret(account) }));
+}
+
+/** Name, surname, e-mail and external-id fragments, from rare (one surname) to common (a domain). */
+const Q_FRAGMENTS = ['garc', 'lovelace', 'ann', 'user-42', 'tanaka', 'example.de', 'okafor', 'sofia'];
+
+/** Every account with every fragment, interleaved so consecutive requests differ in both. */
+export function qRequests(): ApiGet[] {
+  return ACCOUNTS.flatMap((account, i) =>
+    Q_FRAGMENTS.map((_, j) => ({
+      path: `${LIST_PATH}?q=${encodeURIComponent(Q_FRAGMENTS[(i + j) % Q_FRAGMENTS.length] as string)}`,
+      secret: benchSecret(account),
+    })),
+  );
+}
 
 /**
  * Verifications `from`..`to` of the window ending at `windowEnd` (SQL): created_at grows with n (one
@@ -52,7 +94,7 @@ async function isSeeded(databaseUrl: string): Promise<boolean> {
  * missing, incomplete, older or `force`d is built again from the migrations, so the measured schema
  * is always the migrations' schema.
  */
-export async function prepareBenchDatabase(databaseUrl: string, force: boolean, log: (line: string) => void) {
+export async function prepareBenchDatabase(databaseUrl: string, force: boolean) {
   if (!force && (await isSeeded(databaseUrl))) {
     const applied = await runMigrations(databaseUrl);
     log(
@@ -67,7 +109,7 @@ export async function prepareBenchDatabase(databaseUrl: string, force: boolean, 
     createdAt: `${windowEnd}::timestamptz - interval '400 days'`,
     tables: ['verifications'],
   };
-  const seconds = await seedBenchDatabase(databaseUrl, shape, log, async (_client, progress) => {
+  const seconds = await seedBenchDatabase(databaseUrl, shape, async (_client, progress) => {
     progress(`inserting ${VERIFICATION_COUNT.toLocaleString('en')} verifications`);
     const half = VERIFICATION_COUNT / 2;
     await insertVerifications(databaseUrl, [

@@ -1,10 +1,10 @@
 import { Client } from 'pg';
 import type { ApiGet } from '../harness/loads';
 import type { Lab } from '../harness/processes';
-import { fmt } from '../harness/report';
+import { fmt, log } from '../harness/report';
 import { benchSecret } from '../harness/service-env';
 import { accountIdSql, insertAccounts, insertVerifications, verificationRows } from '../harness/seed';
-import { IMPORT_ACCOUNT, LIST_PATH, VERIFICATION_COUNT } from './data';
+import { IMPORT_ACCOUNT, LIST_PATH, VERIFICATION_COUNT } from './seed';
 
 /**
  * The stale-statistics case: a big new client imports its users and autovacuum has not analyzed
@@ -27,7 +27,7 @@ interface PlanNode {
   Plans?: PlanNode[];
 }
 
-export async function importBigClient(databaseUrl: string, lab: Lab, log: (line: string) => void) {
+export async function importBigClient(databaseUrl: string, lab: Lab) {
   const db = new Client({ connectionString: databaseUrl });
   await db.connect();
   lab.defer(() => db.end());
@@ -50,6 +50,7 @@ export async function importBigClient(databaseUrl: string, lab: Lab, log: (line:
       status: `CASE WHEN h2 % 100 < 70 THEN 'approved' WHEN h2 % 100 < 92 THEN 'rejected' ELSE 'pending' END`,
     }),
   ]);
+  await db.query('CHECKPOINT'); // the import's dirty pages written now, not during the first slices
   /**
    * One line on the plan of the first page in its state. The query is an equivalent of the service's
    * statement (the same WHERE, ORDER BY and LIMIT; the service selects JSON built from these rows),
@@ -58,23 +59,19 @@ export async function importBigClient(databaseUrl: string, lab: Lab, log: (line:
   const explain = async (state: string): Promise<string> => {
     const sql = `EXPLAIN (ANALYZE, FORMAT JSON) SELECT * FROM verifications WHERE account_id = ${ACCOUNT_ID}
                   ORDER BY created_at DESC, id DESC LIMIT 21`;
-    const [
-      {
-        'QUERY PLAN': [result],
-      },
-    ] = (await db.query(sql)).rows as [{ 'QUERY PLAN': [{ Plan: PlanNode; 'Execution Time': number }] }];
+    const { rows } = await db.query<{ 'QUERY PLAN': [{ Plan: PlanNode; 'Execution Time': number }] }>(sql);
+    const { Plan: top, 'Execution Time': ms } = (rows[0] as (typeof rows)[0])['QUERY PLAN'][0];
     const nodes: PlanNode[] = [];
-    for (let node: PlanNode | undefined = result.Plan; node; node = node.Plans?.[0]) nodes.push(node);
+    for (let node: PlanNode | undefined = top; node; node = node.Plans?.[0]) nodes.push(node);
     const name = (n: PlanNode): string =>
       `${n['Node Type']}${n['Scan Direction'] === 'Backward' ? ' Backward' : ''}${n['Index Name'] ? ` using ${n['Index Name']}` : ''}`;
-    const account = nodes[1] ?? result.Plan;
-    const { rows } = await db.query<{ n: number }>(
+    const count = await db.query<{ n: number }>(
       `SELECT count(*)::int AS n FROM verifications WHERE account_id = ${ACCOUNT_ID}`,
     );
-    const [actual, estimated] = [rows[0]?.n ?? 0, account['Plan Rows']];
+    const [actual, estimated] = [count.rows[0]?.n ?? 0, (nodes[1] ?? top)['Plan Rows']];
     const notStale =
       state.startsWith('before') && estimated * 10 > actual ? ' WARNING: the statistics are not stale' : '';
-    return `${notStale}${state}: ${nodes.map(name).join(' > ')}; the account's rows: ${fmt(estimated)} estimated, ${fmt(actual)} actual (${fmt((100 * estimated) / actual, 1)} %); the page: ${result.Plan['Plan Rows']} estimated, ${result.Plan['Actual Rows']} actual, ${fmt(result['Execution Time'], 2)} ms`;
+    return `${notStale}${state}: ${nodes.map(name).join(' > ')}; the account's rows: ${fmt(estimated)} estimated, ${fmt(actual)} actual (${fmt((100 * estimated) / actual, 1)} %); the page: ${top['Plan Rows']} estimated, ${top['Actual Rows']} actual, ${fmt(ms, 2)} ms`;
   };
   const analyze = async (): Promise<void> => {
     await db.query('ANALYZE verifications');

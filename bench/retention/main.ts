@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import Redis from 'ioredis';
 import { Client } from 'pg';
 import { REDACT_BATCH } from 'src/retention/retention.service';
-import { benchDatabaseUrlFrom, cleanRedisPrefixes, dropBenchDatabase, recreateBenchDatabase } from '../harness/db';
+import { dropBenchDatabase, freshBench } from '../harness/db';
 import { FlagError, parseFlags } from '../harness/flags';
 import { pacedLoad } from '../harness/loads';
 import { BenchProcess, cpuSeconds, postgresCpuSeconds, runBench, startService } from '../harness/processes';
@@ -57,13 +57,10 @@ function gateOf(worker: BenchProcess) {
 }
 
 runBench('bench:retention', parseOptions, async (options, lab) => {
-  const databaseUrl = benchDatabaseUrlFrom('BENCH_RETENTION_DATABASE_URL', 'kyc_retention_bench');
-  await recreateBenchDatabase(databaseUrl);
+  const databaseUrl = await freshBench(lab, 'BENCH_RETENTION_DATABASE_URL', 'kyc_retention_bench', [QUEUE_PREFIX]);
   if (!options['keep-database']) lab.defer(() => dropBenchDatabase(databaseUrl));
-  const seconds = await seed(databaseUrl, options.accounts, options.verifications, options.recent, log);
+  const seconds = await seed(databaseUrl, options.accounts, options.verifications, options.recent);
   log(`seeded in ${fmt(seconds, 1)} s`);
-  await cleanRedisPrefixes(REDIS_URL, [QUEUE_PREFIX]);
-  lab.defer(() => cleanRedisPrefixes(REDIS_URL, [QUEUE_PREFIX]));
   const env = serviceEnv(databaseUrl, QUEUE_PREFIX);
   const db = new Client({ connectionString: databaseUrl });
   await db.connect();

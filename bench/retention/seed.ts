@@ -81,20 +81,14 @@ function attemptsInsert(): string {
  * verifications in each of the service's and the floor's aged pools, 3 events each; `recent`
  * verifications per account for the list's first pages. Returns the seconds it took.
  */
-export async function seed(
-  databaseUrl: string,
-  accounts: number,
-  aged: number,
-  recent: number,
-  log: (line: string) => void,
-) {
+export async function seed(databaseUrl: string, accounts: number, aged: number, recent: number) {
   const now = `'${new Date().toISOString()}'`;
   const shape = {
     accounts,
     createdAt: `${now}::timestamptz - interval '400 days'`,
     tables: ['verifications', 'webhook_events', 'webhook_attempts'],
   };
-  return seedBenchDatabase(databaseUrl, shape, log, async (client, progress) => {
+  return seedBenchDatabase(databaseUrl, shape, async (client, progress) => {
     progress(
       `${(2 * aged).toLocaleString('en')} aged verifications, ${(accounts * recent).toLocaleString('en')} recent ones`,
     );

@@ -7,13 +7,12 @@
  * commit→arrival. See docs/performance.md;
  * the options and their defaults are in parseOptions.
  */
-import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { ApiClient, createBenchData } from '../harness/api';
-import { benchDatabaseUrlFrom, cleanRedisPrefixes, recreateBenchDatabase } from '../harness/db';
+import { freshBench } from '../harness/db';
 import { parseFlags } from '../harness/flags';
 import { changeLoop, pacedChanges } from '../harness/loads';
-import { cpuSeconds, exited, runBench, startService } from '../harness/processes';
+import { cpuSeconds, runBench, startProcess, startService } from '../harness/processes';
 import { fmt, footer, log, table, verdict } from '../harness/report';
 import { REDIS_URL, serviceEnv } from '../harness/service-env';
 import { Tally, median, percentile } from '../harness/slices';
@@ -22,38 +21,15 @@ import { Arrival, BenchReceiver, verifySample } from './receiver';
 
 const PREFIXES = ['kyc_whbench', 'kyc_whbench_floor'];
 
-/** Rounds of throughput slices, the paced latency phase, and the data both run on. */
-const ROUNDS = { rounds: 5, seconds: 4, jobs: 2_000, connections: 50, concurrency: 50 };
-const PACED = { rate: 200, paced: 20 };
-const DATA = { accounts: 50, verifications: 1_000 };
-
 function parseOptions(argv: string[]) {
-  return parseFlags(argv, {}, { ...ROUNDS, ...PACED, ...DATA });
-}
-
-/** The floor process, up between slices: each slice is one IPC round trip. */
-function startFloor(env: Record<string, string>) {
-  const child = spawn(process.execPath, [join(__dirname, 'floor.js')], {
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
-  const next = (): Promise<FloorSlice> => new Promise((resolve) => child.once('message', resolve));
-  return {
-    pid: child.pid,
-    ready: next(),
-    slice: (jobs: number): Promise<FloorSlice> => (child.send({ jobs }), next()),
-    stop: async (): Promise<void> => void (child.kill('SIGTERM'), await exited(child)),
-  };
+  const rounds = { rounds: 5, seconds: 4, jobs: 2_000, connections: 50, concurrency: 50 };
+  // Then the paced latency phase; and the data both run on.
+  return parseFlags(argv, {}, { ...rounds, rate: 200, paced: 20, accounts: 50, verifications: 1_000 });
 }
 
 runBench('bench:webhooks', parseOptions, async (options, lab) => {
-  const databaseUrl = benchDatabaseUrlFrom('BENCH_WEBHOOKS_DATABASE_URL', 'kyc_webhooks_bench');
-  await recreateBenchDatabase(databaseUrl);
-  await cleanRedisPrefixes(REDIS_URL, PREFIXES);
-  lab.defer(() => cleanRedisPrefixes(REDIS_URL, PREFIXES));
-  const receiver = new BenchReceiver();
-  await receiver.start();
-  lab.defer(() => receiver.close());
+  const databaseUrl = await freshBench(lab, 'BENCH_WEBHOOKS_DATABASE_URL', 'kyc_webhooks_bench', PREFIXES);
+  const receiver = await BenchReceiver.open(lab);
   const env = serviceEnv(databaseUrl, PREFIXES[0] as string, { WEBHOOK_CONCURRENCY: String(options.concurrency) });
   const apiProcess = await lab.start(startService('api', { ...env, APP_ROLE: 'api' }));
   const worker = await lab.start(startService('worker', { ...env, APP_ROLE: 'worker' }));
@@ -74,17 +50,19 @@ runBench('bench:webhooks', parseOptions, async (options, lab) => {
   const sample = (await take(loop.committed, 'warm-up'))[0]?.body;
   if (!sample) throw new Error('no webhook arrived during the warm-up');
   // The floor posts the sample as account 0, to its URL and signed with its secret.
-  const floor = startFloor({
+  const floorEnv = {
     REDIS_URL,
     FLOOR_QUEUE_PREFIX: PREFIXES[1] as string,
     FLOOR_CONCURRENCY: String(options.concurrency),
     FLOOR_TARGET_URL: receiver.urlFor(0),
     FLOOR_BODY: sample,
     FLOOR_SECRET: secrets[0] as string,
-  });
-  lab.defer(() => floor.stop());
-  await floor.ready;
-  failures += (await floor.slice(options.jobs)).failures;
+  };
+  const floor = (await lab.start(startProcess('floor', join(__dirname, 'floor.js'), floorEnv, { ipc: true }))).child;
+  /** One slice of the floor, up between slices: one IPC round trip. */
+  const runFloor = (jobs: number): Promise<FloorSlice> =>
+    new Promise((resolve) => void (floor.once('message', resolve), floor.send({ jobs })));
+  failures += (await runFloor(options.jobs)).failures;
   await take(options.jobs, 'floor warm-up');
 
   type Round = { transitions: number; service: number; floor: number; serviceCpu: number; floorCpu: number };
@@ -107,7 +85,7 @@ runBench('bench:webhooks', parseOptions, async (options, lab) => {
     };
     const floorSlice = async (): Promise<void> => {
       const cpu = cpuSeconds(floor.pid);
-      const result = await floor.slice(options.jobs);
+      const result = await runFloor(options.jobs);
       const arrivals = await take(result.delivered, `floor round ${r + 1}`);
       failures += result.failures;
       round.floor = arrivals.length / ((Math.max(...arrivals.map((a) => a.at)) - result.started) / 1000);

@@ -1,6 +1,7 @@
 import { IncomingHttpHeaders, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
+import type { Lab } from '../harness/processes';
 
 /** One webhook as it arrived: the body is kept raw and parsed after the measured window. */
 export interface Arrival {
@@ -38,10 +39,14 @@ export class BenchReceiver {
     });
   });
 
-  async start(): Promise<void> {
-    this.server.keepAliveTimeout = 120_000;
-    this.server.headersTimeout = 130_000;
-    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', 1024, resolve));
+  /** A receiver listening, closed at the end of the run. */
+  static async open(lab: Lab): Promise<BenchReceiver> {
+    const receiver = new BenchReceiver();
+    receiver.server.keepAliveTimeout = 120_000;
+    receiver.server.headersTimeout = 130_000;
+    await new Promise<void>((resolve) => receiver.server.listen(0, '127.0.0.1', 1024, resolve));
+    lab.defer(() => receiver.close());
+    return receiver;
   }
 
   /** Account i's webhook URL. */
