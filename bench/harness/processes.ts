@@ -25,7 +25,8 @@ const freePort = (): Promise<number> =>
     });
   });
 
-export interface StartOptions {
+type Env = Record<string, string>;
+interface StartOptions {
   /** Node's own flags (e.g. --require, --cpu-prof). */
   nodeArgs?: string[];
   /** Opens an IPC channel (child.send, child.on('message')). */
@@ -38,13 +39,13 @@ export interface StartOptions {
 export async function startProcess(
   name: string,
   script: string,
-  env: Record<string, string>,
-  options: StartOptions = {},
+  env: Env,
+  opts: StartOptions = {},
 ): Promise<BenchProcess> {
   const port = String(await freePort());
-  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), script], {
+  const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), script], {
     env: { ...process.env, ...env, PORT: port, FLOOR_PORT: port },
-    stdio: options.ipc ? ['ignore', 'pipe', 'pipe', 'ipc'] : ['ignore', 'pipe', 'pipe'],
+    stdio: opts.ipc ? ['ignore', 'pipe', 'pipe', 'ipc'] : ['ignore', 'pipe', 'pipe'],
   });
   const output: string[] = [];
   for (const stream of [child.stdout, child.stderr]) stream?.on('data', (chunk: Buffer) => output.push(String(chunk)));
@@ -57,26 +58,19 @@ export async function startProcess(
   let messaged = false;
   child.once('message', () => (messaged = true));
   const ready = async (): Promise<boolean> =>
-    options.ipc && !options.probe ? messaged : (await fetch(`${url}${options.probe ?? '/'}`)).ok || !options.probe;
+    opts.ipc && !opts.probe ? messaged : (await fetch(`${url}${opts.probe ?? '/'}`)).ok || !opts.probe;
   for (const deadline = Date.now() + 30_000; !(await ready().catch(() => false));) {
     if (child.exitCode !== null) throw new Error(`${name} exited with ${child.exitCode}:\n${output.join('')}`);
-    if (Date.now() > deadline) {
-      await stop();
-      throw new Error(`${name} did not start within 30 s:\n${output.join('')}`);
-    }
+    if (Date.now() > deadline)
+      throw await stop().then(() => new Error(`${name} did not start in 30 s:\n${output.join('')}`));
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   return { name, url, output, child, stop };
 }
 
 /** The service (`dist/src/main.js`, or another build's) with `env`, ready once /health/live is 200. */
-export function startService(
-  name: string,
-  env: Record<string, string>,
-  options: StartOptions & { main?: string } = {},
-): Promise<BenchProcess> {
-  return startProcess(name, options.main ?? SERVICE_MAIN, env, { ...options, probe: '/health/live' });
-}
+export const startService = (name: string, env: Env, options: StartOptions & { main?: string } = {}) =>
+  startProcess(name, options.main ?? SERVICE_MAIN, env, { ...options, probe: '/health/live' });
 
 /** What a bench run holds: the processes it started and what it must close, at its end, last first. */
 export class Lab {
@@ -91,9 +85,7 @@ export class Lab {
     return started;
   }
 
-  defer(close: () => unknown): void {
-    this.closers.push(close);
-  }
+  readonly defer = (close: () => unknown): number => this.closers.push(close);
 }
 
 /**

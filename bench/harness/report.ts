@@ -4,15 +4,10 @@ import type { Measured } from './slices';
 
 /** How every bench reports: lines on stdout, Markdown tables, one PASS/FAIL line per target. */
 
-export function log(line = ''): void {
-  process.stdout.write(`${line}\n`);
-}
+export const log = (line = ''): void => void process.stdout.write(`${line}\n`);
 
-export function fmt(n: number, digits = 0): string {
-  return Number.isFinite(n)
-    ? n.toLocaleString('en', { minimumFractionDigits: digits, maximumFractionDigits: digits })
-    : 'n/a';
-}
+export const fmt = (n: number, digits = 0): string =>
+  Number.isFinite(n) ? n.toLocaleString('en', { minimumFractionDigits: digits, maximumFractionDigits: digits }) : 'n/a';
 
 const load1 = (): number => loadavg()[0] ?? NaN;
 const LOAD_AT_START = load1();
@@ -23,18 +18,11 @@ export function table(header: string[], rows: string[][]): string {
 }
 
 /** A target's line: PASS or FAIL, what was asked, what was measured. */
-export function verdict(ok: boolean, text: string): string {
-  return `${ok ? 'PASS' : 'FAIL'}  ${text}`;
-}
+export const verdict = (ok: boolean, text: string): string => `${ok ? 'PASS' : 'FAIL'}  ${text}`;
 
 /** A Measured's req/s, p50, p99, its process's and PostgreSQL's CPU ms per request. */
-export const figures = (m: Measured): string[] => [
-  fmt(m.rps),
-  fmt(m.p50),
-  fmt(m.p99),
-  fmt(m.cpuMs, 3),
-  fmt(m.pgCpuMs, 3),
-];
+export const figures = (m: Measured): string[] =>
+  [m.rps, m.p50, m.p99].map((n) => fmt(n)).concat(fmt(m.cpuMs, 3), fmt(m.pgCpuMs, 3));
 const side = (name: string): string[] => [`${name} req/s`, 'p50 ms', 'p99 ms', `${name} CPU ms/req`, 'PG CPU ms/req'];
 /** A table of besideFloor rows, the ratio columns named by `ratios`. */
 export const besideFloorTable = (ratios: string[], rows: string[][]): string =>
@@ -52,10 +40,8 @@ export function slicesLine(load: string, o: { warmup: number; slices: number; sl
 
 /** The closing lines: the machine, the load average around the run, and failures if any. */
 export async function footer(databaseUrl: string, failures: number): Promise<void> {
-  const { rows } = await onServer(databaseUrl, (client) =>
-    client.query<{ v: string }>(`SELECT current_setting('server_version') AS v`),
-  );
-  const machine = `${cpus().length} x ${cpus()[0]?.model ?? 'cpu'}, Node ${process.version}, PostgreSQL ${rows[0]?.v}`;
+  const { rows } = await onServer(databaseUrl, (db) => db.query<{ server_version: string }>('SHOW server_version'));
+  const machine = `${cpus().length} x ${cpus()[0]?.model ?? 'cpu'}, Node ${process.version}, PostgreSQL ${rows[0]?.server_version}`;
   log();
   log(`Machine: ${machine}. Load average (1 min): ${fmt(LOAD_AT_START, 2)} at start, ${fmt(load1(), 2)} at end.`);
   if (failures > 0) log(`WARNING: ${failures} requests failed (non-2xx, errors or time-outs); the figures are suspect`);

@@ -26,12 +26,11 @@ async function seedingClient(databaseUrl: string): Promise<Client> {
 export async function inParallel(databaseUrl: string, statements: string[]): Promise<void> {
   const clients = await Promise.all([seedingClient(databaseUrl), seedingClient(databaseUrl)]);
   const queue = [...statements];
+  const drain = async (client: Client): Promise<void> => {
+    for (let next = queue.shift(); next !== undefined; next = queue.shift()) await client.query(next);
+  };
   try {
-    await Promise.all(
-      clients.map(async (client) => {
-        for (let next = queue.shift(); next !== undefined; next = queue.shift()) await client.query(next);
-      }),
-    );
+    await Promise.all(clients.map(drain));
   } finally {
     await Promise.all(clients.map((client) => client.end()));
   }
@@ -108,15 +107,15 @@ export function verificationRows(from: number, to: number, shape: Record<'create
  * INSERT … SELECT, two at a time.
  */
 export async function insertVerifications(databaseUrl: string, rowSets: string[]): Promise<void> {
-  // response_json: once verifications has it, fill it here for every row inserted, with the
-  // contract JSON of verificationJson(v) (src/verifications/verification.mapper.ts), e.g. INSERT
-  // … RETURNING the rows, map each to a Verification, then UPDATE … FROM unnest(ids, jsons).
+  // response_json: TODO when the column lands, every row inserted here must hold verificationJson(v)
+  // (src/verifications/verification.mapper.ts). The rows are made in SQL, so either add the column
+  // to `columns` with a SQL rendering equal to the mapper's byte for byte, or, after the INSERTs,
+  // read the new rows back in keyset batches, map each to a Verification and UPDATE verifications
+  // SET response_json = j.json FROM unnest($1::uuid[], $2::text[]) AS j(id, json) WHERE id = j.id.
   const columns = `id, account_id, external_user_id, status, version, created_at, updated_at, submitted_at,
     decided_at, applicant, document, rejection_reasons, metadata`;
-  await inParallel(
-    databaseUrl,
-    rowSets.map((rows) => `INSERT INTO verifications (${columns}) ${rows}`),
-  );
+  const inserts = rowSets.map((rows) => `INSERT INTO verifications (${columns}) ${rows}`);
+  await inParallel(databaseUrl, inserts);
 }
 
 /** Drops the secondary indexes of `tables` for a bulk insert; returns their definitions, to rebuild. */
@@ -153,10 +152,8 @@ export async function seedBenchDatabase(
     progress('rebuilding indexes');
     await inParallel(databaseUrl, defs);
     progress('vacuum analyze');
-    await inParallel(
-      databaseUrl,
-      [...tables, 'accounts', 'account_secrets'].map((t) => `VACUUM (ANALYZE) ${t}`),
-    );
+    const vacuums = [...tables, 'accounts', 'account_secrets'].map((t) => `VACUUM (ANALYZE) ${t}`);
+    await inParallel(databaseUrl, vacuums);
     return (Date.now() - started) / 1000;
   } finally {
     await client.end();

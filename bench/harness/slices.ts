@@ -8,16 +8,8 @@ import { cpuSeconds, postgresCpuSeconds } from './processes';
  * which only the target loads while its slice runs.
  */
 
-export interface Measured {
-  rps: number;
-  p50: number;
-  p99: number;
-  requests: number;
-  failures: number;
-  /** CPU ms per request of the target process, and of PostgreSQL. */
-  cpuMs: number;
-  pgCpuMs: number;
-}
+/** req/s, latency percentiles (ms), requests, failures, and CPU ms per request of the target process and of PostgreSQL. */
+export type Measured = Record<'rps' | 'p50' | 'p99' | 'requests' | 'failures' | 'cpuMs' | 'pgCpuMs', number>;
 
 export function percentile(values: number[], q: number): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -74,11 +66,7 @@ export class Tally {
 /** One load run of `seconds` against one target, counted into `tally`; returns its req/s. */
 export type LoadRun = (seconds: number, tally: Tally) => Promise<number>;
 
-export interface SliceTarget<Name extends string> {
-  name: Name;
-  pid?: number;
-  run: LoadRun;
-}
+export type SliceTarget<Name extends string> = { name: Name; pid?: number; run: LoadRun };
 
 /** Per slice and target: req/s and the CPU ms per request (the target's, PostgreSQL's) of that slice alone. */
 export type SliceFigures = Pick<Measured, 'rps' | 'cpuMs' | 'pgCpuMs'>;

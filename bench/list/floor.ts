@@ -66,9 +66,8 @@ async function listPage(authorization: string | undefined, query: URLSearchParam
     throw new Refusal(400, 'validation_failed');
   const statuses = query.get('status') ? [...new Set(query.get('status')?.split(','))].sort() : undefined;
   const q = query.get('q') ?? undefined;
-  const scope = createHash('sha256')
-    .update(JSON.stringify([accountId, statuses, q, sort]))
-    .digest('base64url');
+  const filters = JSON.stringify([accountId, statuses, q, sort]);
+  const scope = createHash('sha256').update(filters).digest('base64url');
 
   const values: unknown[] = [];
   const add = (value: unknown): string => `$${values.push(value)}`;

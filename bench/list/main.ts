@@ -23,11 +23,7 @@ function parseOptions(argv: string[]) {
   return withSliceSeconds(parseFlags(argv, { reseed: { type: 'boolean' } }, integers));
 }
 
-interface Page {
-  data: { id: string }[];
-  has_more: boolean;
-  next_cursor: string | null;
-}
+type Page = { data: { id: string }[]; has_more: boolean; next_cursor: string | null };
 
 async function getPage(target: BenchProcess, request: ApiGet): Promise<Page> {
   const res = await fetch(`${target.url}${request.path}`, { headers: { authorization: `Bearer ${request.secret}` } });
@@ -88,27 +84,21 @@ runBench('bench:list', parseOptions, async (options, lab) => {
   };
   const [throughput, latency]: [string[][], string[][]] = [[], []];
   const all: Measured[] = [];
-  /** The scenario's throughput (with `also` in its slices), and its latency unless `paced` is false. */
-  const measure = async (
-    scenario: string,
-    s: ApiGet[],
-    f: ApiGet[],
-    also: (typeof select1)[] = [],
-    withLatency = true,
-  ) => {
+  /** The scenario's throughput (the SELECT 1 too in its slices with `select1`), and its latency (not with `no latency`). */
+  const measure = async (scenario: string, s: ApiGet[], f: ApiGet[], extra: '' | 'select1' | 'no latency' = '') => {
     await checkSameRows(scenario, service, floor, s, f);
+    const also = extra === 'select1' ? [select1] : [];
     const { measured: t, perSlice } = await interleave([...pair(closed, s, f), ...also], options);
     const sliceRatio = median(perSlice.map((x) => x.service.rps / x.floor.rps));
     throughput.push(besideFloor(scenario, t.service, t.floor, t.service.rps / t.floor.rps, sliceRatio));
-    const l = withLatency ? (await interleave(pair(paced, s, f), options)).measured : undefined;
+    const l = extra !== 'no latency' ? (await interleave(pair(paced, s, f), options)).measured : undefined;
     if (l) latency.push(besideFloor(scenario, l.service, l.floor, l.service.p99 / l.floor.p99));
     all.push(...Object.values<Measured>(t), ...(l ? [l.service, l.floor] : []));
-    log(
-      `${scenario}: ${fmt(t.service.rps)} vs ${fmt(t.floor.rps)} req/s${l ? `; at ${options.rate}/s p99 ${l.service.p99} vs ${l.floor.p99} ms` : ''}`,
-    );
+    const line = `${scenario}: ${fmt(t.service.rps)} vs ${fmt(t.floor.rps)} req/s${l ? `; at ${options.rate}/s p99 ${l.service.p99} vs ${l.floor.p99} ms` : ''}`;
+    log(line);
     return { ...t, p99: l ? [l.service.p99, l.floor.p99] : [] } as Pair & { select1?: Measured; p99: number[] };
   };
-  const first = await measure('first page', perAccount('limit=20'), perAccount('limit=20'), [select1]);
+  const first = await measure('first page', perAccount('limit=20'), perAccount('limit=20'), 'select1');
   const one = first.select1 as Measured;
   const blank = (n: number): string[] => new Array<string>(n).fill('');
   throughput.push(["  the floor's one SELECT 1 per request", ...blank(5), ...figures(one), ...blank(2)]);
@@ -120,19 +110,20 @@ runBench('bench:list', parseOptions, async (options, lab) => {
   for (const state of ['before ANALYZE', 'after ANALYZE']) {
     if (stale.length) await big.analyze();
     plans.push(await big.explain(state));
-    stale.push(await measure(`first page of the new account, ${state}`, [big.request], [big.request], [], false));
+    stale.push(await measure(`first page of the new account, ${state}`, [big.request], [big.request], 'no latency'));
   }
   const [before, after] = stale as [Pair, Pair];
   const ratios = (x: Measured, y: Measured): string[] =>
     (['rps', 'p50', 'p99', 'cpuMs', 'pgCpuMs'] as const).map((k) => fmt(x[k] / y[k], 2));
-  throughput.push(['  before / after', ...ratios(before.service, after.service), ...ratios(before.floor, after.floor)]);
+  const [serviceRatios, floorRatios] = [ratios(before.service, after.service), ratios(before.floor, after.floor)];
+  throughput.push(['  before / after', ...serviceRatios, ...floorRatios, ...blank(2)]);
 
   log();
   log(slicesLine(`Throughput: ${options.connections} connections`, options));
   log(besideFloorTable(['service / floor', 'median slice ratio'], throughput));
-  log(`The new account: ${fmt(IMPORT_ROWS)} verifications (more than any other), imported with autovacuum off on the`);
-  log("table; its first page's plans, by EXPLAIN ANALYZE of an equivalent SELECT * … WHERE account_id = $1 ORDER BY");
-  log("created_at DESC, id DESC LIMIT 21 (the service's statement selects JSON built from the same rows):");
+  const query = 'SELECT * … WHERE account_id = $1 ORDER BY created_at DESC, id DESC LIMIT 21';
+  log(`The new account: ${fmt(IMPORT_ROWS)} verifications (the most), imported with autovacuum off on the table.`);
+  log(`Its first page, by EXPLAIN ANALYZE of the service's query's equivalent ${query}:`);
   for (const plan of plans) log(`  ${plan}`);
   log();
   log(`Latency: open loop at ${options.rate} req/s, the same slices.`);
@@ -157,8 +148,6 @@ runBench('bench:list', parseOptions, async (options, lab) => {
   const staleRatio = before.service.rps / after.service.rps;
   const staleTarget = `first page before ANALYZE >= 0.8 x after (${fmt(before.service.rps)} vs ${fmt(after.service.rps)} req/s = ${fmt(staleRatio, 2)} x)`;
   log(verdict(staleRatio >= 0.8, staleTarget));
-  await footer(
-    databaseUrl,
-    all.reduce((n, m) => n + m.failures, 0),
-  );
+  const failures = all.reduce((n, m) => n + m.failures, 0);
+  await footer(databaseUrl, failures);
 });

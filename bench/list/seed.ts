@@ -96,27 +96,23 @@ async function isSeeded(databaseUrl: string): Promise<boolean> {
  */
 export async function prepareBenchDatabase(databaseUrl: string, force: boolean) {
   if (!force && (await isSeeded(databaseUrl))) {
-    const applied = await runMigrations(databaseUrl);
-    log(
-      `bench database already seeded${applied.length ? `; applied ${applied.join(', ')}` : ''} (--reseed rebuilds it)`,
-    );
+    const applied = (await runMigrations(databaseUrl)).map((name) => `; applied ${name}`);
+    log(`bench database already seeded${applied.join('')} (--reseed rebuilds it)`);
     return;
   }
   await recreateBenchDatabase(databaseUrl);
   const windowEnd = `'${new Date(Math.floor(Date.now() / 60_000) * 60_000 - 2 * 3_600_000).toISOString()}'`;
-  const shape = {
-    accounts: ACCOUNT_COUNT,
-    createdAt: `${windowEnd}::timestamptz - interval '400 days'`,
-    tables: ['verifications'],
-  };
-  const seconds = await seedBenchDatabase(databaseUrl, shape, async (_client, progress) => {
-    progress(`inserting ${VERIFICATION_COUNT.toLocaleString('en')} verifications`);
-    const half = VERIFICATION_COUNT / 2;
-    await insertVerifications(databaseUrl, [
-      listRows(windowEnd, 1, half),
-      listRows(windowEnd, half + 1, VERIFICATION_COUNT),
-    ]);
-  });
+  const shape = { accounts: ACCOUNT_COUNT, createdAt: `${windowEnd}::timestamptz - interval '400 days'` };
+  const seconds = await seedBenchDatabase(
+    databaseUrl,
+    { ...shape, tables: ['verifications'] },
+    async (_client, progress) => {
+      progress(`inserting ${VERIFICATION_COUNT.toLocaleString('en')} verifications`);
+      const half = VERIFICATION_COUNT / 2;
+      const halves = [listRows(windowEnd, 1, half), listRows(windowEnd, half + 1, VERIFICATION_COUNT)];
+      await insertVerifications(databaseUrl, halves);
+    },
+  );
   // Last: the marker says the data set is complete.
   await inParallel(databaseUrl, [
     `CREATE TABLE bench_seed AS SELECT ${SEED_VERSION}::int AS version, ${VERIFICATION_COUNT}::bigint AS verifications,

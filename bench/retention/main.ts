@@ -76,28 +76,19 @@ runBench('bench:retention', parseOptions, async (options, lab) => {
   const [serviceAged, floorAged] = [await count(serviceSql), await count(floorSql)];
   const api = await lab.start(startService('api', { ...env, APP_ROLE: 'api' }));
   // info: the pass logs one line when it ends, which is how the bench sees its pool empty.
-  const workerEnv = {
-    ...env,
-    APP_ROLE: 'worker',
-    LOG_LEVEL: 'info',
-    PII_RETENTION_DAYS: String(PII_RETENTION_DAYS),
-    RETENTION_INTERVAL_MS: '100',
-  };
+  const retention = { PII_RETENTION_DAYS: String(PII_RETENTION_DAYS), RETENTION_INTERVAL_MS: '100' };
+  const workerEnv = { ...env, APP_ROLE: 'worker', LOG_LEVEL: 'info', ...retention };
   const worker = await lab.start(
     startService('worker', workerEnv, { nodeArgs: ['--require', join(__dirname, 'pass-gate.js')], ipc: true }),
   );
   const gate = gateOf(worker);
   const path = '/api/v1/public/kyc/verifications?limit=20';
-  const list = pacedLoad(
-    api.url,
-    Array.from({ length: options.accounts }, (_, i) => ({ path, secret: benchSecret(i) })),
-    options.rate,
-  );
-  const queued = async (): Promise<number> =>
-    (await redis.llen(`${QUEUE_PREFIX}:webhook-deliveries:wait`)) +
-    (await redis.llen(`${QUEUE_PREFIX}:webhook-deliveries:active`));
+  const requests = Array.from({ length: options.accounts }, (_, i) => ({ path, secret: benchSecret(i) }));
+  const list = pacedLoad(api.url, requests, options.rate);
+  const queued = (state: string): Promise<number> => redis.llen(`${QUEUE_PREFIX}:webhook-deliveries:${state}`);
   const passDone = async (): Promise<boolean> =>
-    /retention: redacted \d+ verification/.test(worker.output.join('')) && (await queued()) === 0;
+    /retention: redacted \d+ verification/.test(worker.output.join('')) &&
+    (await queued('wait')) + (await queued('active')) === 0;
   log(`warm-up: ${options.warmup} s of the list with the pass running, then as long with the floor (not counted)`);
   await list(options.warmup, new Tally());
   await gate.pause();
@@ -136,22 +127,18 @@ runBench('bench:retention', parseOptions, async (options, lab) => {
       work[kind] = [r + redacted, s + (kind === 'none' ? 0 : ms / 1000), c + used, w + options.slice];
     }
     const p99s = KINDS.map((k) => tallies[k].measured().p99).join(' / ');
-    log(
-      `round ${round + 1}: pass ${work.pass[0]} of ${serviceTotal}, floor ${work.floor[0]} of ${floorStart}; list p99 so far pass / floor / none ${p99s} ms`,
-    );
+    const line = `round ${round + 1}: pass ${work.pass[0]} of ${serviceTotal}, floor ${work.floor[0]} of ${floorStart}; list p99 so far pass / floor / none ${p99s} ms`;
+    log(line);
     if (round >= 1 && work.pass[0] === 0) throw new Error('the pass makes no progress');
   }
   const problems = await checkErasure(db, serviceAged, floorAged - floorLeft);
   const m = { pass: tallies.pass.measured(), floor: tallies.floor.measured(), none: tallies.none.measured() };
   log();
-  log(
-    `${options.accounts} accounts; ${fmt(serviceTotal)} aged verifications for the pass, ${fmt(floorStart)} for the floor, 3 events each; the list at ${options.rate} first pages/s, open loop; slices of ${options.slice} s; REDACT_BATCH=${REDACT_BATCH}.`,
-  );
+  const setup = `${options.accounts} accounts; ${fmt(serviceTotal)} aged verifications for the pass, ${fmt(floorStart)} for the floor, 3 events each; the list at ${options.rate} first pages/s, open loop; slices of ${options.slice} s; REDACT_BATCH=${REDACT_BATCH}.`;
+  log(setup);
   const listRow = (k: Kind): string[] => [
     k,
-    fmt(m[k].requests),
-    fmt(m[k].p50),
-    fmt(m[k].p99),
+    ...[m[k].requests, m[k].p50, m[k].p99].map((n) => fmt(n)),
     fmt(m[k].p99 / m.none.p99, 2),
     fmt(m[k].cpuMs, 3),
   ];
@@ -166,18 +153,13 @@ runBench('bench:retention', parseOptions, async (options, lab) => {
     return [k, fmt(rows), fmt(seconds, 1), fmt(rate(k)), fmt(((cpu - (noneCpu / noneWall) * wall) / rows) * 1e6)];
   };
   const redactHeader = ['redaction, under the list load', 'verifications', 'seconds running', 'verifications/s'];
-  log(
-    table(
-      [...redactHeader, 'CPU µs/verification beyond the list alone (worker + PostgreSQL)'],
-      (['pass', 'floor'] as const).map(redactRow),
-    ),
-  );
+  const beyond = 'CPU µs/verification beyond the list alone (worker + PostgreSQL)';
+  log(table([...redactHeader, beyond], (['pass', 'floor'] as const).map(redactRow)));
   log();
   const target = `list p99 while the pass runs within 1.3 x the list alone (${m.pass.p99} vs ${m.none.p99} ms)`;
   log(verdict(m.pass.p99 <= 1.3 * m.none.p99, target));
-  log(
-    `info  the pass redacts at ${fmt(rate('pass') / rate('floor'), 2)} x the floor's rate; list p99 while the floor redacts: ${fmt(m.floor.p99 / m.none.p99, 2)} x the list alone`,
-  );
+  const info = `info  the pass redacts at ${fmt(rate('pass') / rate('floor'), 2)} x the floor's rate; list p99 while the floor redacts: ${fmt(m.floor.p99 / m.none.p99, 2)} x the list alone`;
+  log(info);
   for (const problem of problems) log(`WARNING: ${problem}`);
   await footer(databaseUrl, m.none.failures + m.pass.failures + m.floor.failures);
 });

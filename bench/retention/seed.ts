@@ -1,4 +1,5 @@
 import { inParallel, insertVerifications, seedBenchDatabase, uuidV7Sql, verificationRows } from '../harness/seed';
+import { fmt } from '../harness/report';
 import { FLOOR_POOL, SERVICE_POOL, iso, type AgeWindow } from './floor';
 
 /**
@@ -83,15 +84,10 @@ function attemptsInsert(): string {
  */
 export async function seed(databaseUrl: string, accounts: number, aged: number, recent: number) {
   const now = `'${new Date().toISOString()}'`;
-  const shape = {
-    accounts,
-    createdAt: `${now}::timestamptz - interval '400 days'`,
-    tables: ['verifications', 'webhook_events', 'webhook_attempts'],
-  };
+  const tables = ['verifications', 'webhook_events', 'webhook_attempts'];
+  const shape = { accounts, createdAt: `${now}::timestamptz - interval '400 days'`, tables };
   return seedBenchDatabase(databaseUrl, shape, async (client, progress) => {
-    progress(
-      `${(2 * aged).toLocaleString('en')} aged verifications, ${(accounts * recent).toLocaleString('en')} recent ones`,
-    );
+    progress(`${fmt(2 * aged)} aged verifications, ${fmt(accounts * recent)} recent ones`);
     await insertVerifications(databaseUrl, [
       agedRows(SERVICE_POOL, 1, aged, accounts, now),
       agedRows(FLOOR_POOL, aged + 1, aged, accounts, now),

@@ -7,7 +7,7 @@
  */
 import { join } from 'node:path';
 import { Client } from 'pg';
-import { ApiClient, BenchVerification, change, createBenchData } from '../harness/api';
+import { ApiClient, apiClient, BenchVerification, change, createBenchData } from '../harness/api';
 import { freshBench } from '../harness/db';
 import { SLICE_FLAGS, parseFlags, withSliceSeconds } from '../harness/flags';
 import { changeLoop } from '../harness/loads';
@@ -66,22 +66,20 @@ runBench('bench:transitions', parseOptions, async (options, lab) => {
   const receiver = await BenchReceiver.open(lab);
   const api = await lab.start(startService('service', env, { main: options.main }));
   const floorProcess = await lab.start(startProcess('floor', join(__dirname, 'floor.js'), env));
-  const service = new ApiClient(api.url, options.connections + 16);
-  const floor = new ApiClient(floorProcess.url, options.connections);
+  const service = apiClient(api.url, options.connections + 16);
+  const floor = apiClient(floorProcess.url, options.connections);
   lab.defer(() => [service.close(), floor.close()]);
-  const { verifications } = await createBenchData(service, 20, options.connections * 20, (i) => receiver.urlFor(i));
+  const { verifications } = await createBenchData(service, 20, options.connections * 20, receiver.urlFor);
   await checkSameWork(databaseUrl, service, floor, verifications);
   log(`20 accounts, ${verifications.length} verifications; the service and the floor answer and write alike`);
   // Both move the same verifications, each picking up where the other left them.
   const loop = (target: ApiClient) => changeLoop(target, service, verifications, options.connections).run;
-  const { measured, perSlice } = await interleave(
-    [
-      { name: 'service', pid: api.child.pid, run: loop(service) },
-      { name: 'floor', pid: floorProcess.child.pid, run: loop(floor) },
-    ],
-    options,
-  );
-  const arrived = (await receiver.collect(0, 'no worker', log)).arrivals.length;
+  const targets = [
+    { name: 'service', pid: api.child.pid, run: loop(service) },
+    { name: 'floor', pid: floorProcess.child.pid, run: loop(floor) },
+  ] as const;
+  const { measured, perSlice } = await interleave(targets, options);
+  const arrived = (await receiver.collect(0, 'no worker')).arrivals.length;
   if (arrived > 0) throw new Error(`${arrived} webhooks were delivered, yet no worker ran`);
   const sliceRatios = perSlice.map((x) => x.service.rps / x.floor.rps);
   const { service: s, floor: f } = measured;
