@@ -2,24 +2,18 @@ import http from 'node:http';
 import { BENCH_ADMIN_TOKEN, BENCH_INTERNAL_API_TOKEN } from './service-env';
 
 /** A keep-alive JSON client of the service's admin, internal and public APIs (and of the floors). */
-export class ApiClient {
-  private readonly agent: http.Agent;
-
-  constructor(
-    readonly baseUrl: string,
-    maxSockets: number,
-  ) {
-    this.agent = new http.Agent({ keepAlive: true, maxSockets });
-  }
-
+export type ApiClient = ReturnType<typeof apiClient>;
+export function apiClient(baseUrl: string, maxSockets: number) {
+  const agent = new http.Agent({ keepAlive: true, maxSockets });
   /** Resolves with the answer whatever its status; rejects on a network error or after 30 s. */
-  request(method: string, path: string, token: string, body?: unknown): Promise<{ status: number; body: string }> {
-    const headers = {
-      authorization: `Bearer ${token}`,
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-    };
-    return new Promise((resolve, reject) => {
-      const req = http.request(`${this.baseUrl}${path}`, { method, agent: this.agent, headers });
+  const request = (method: string, path: string, token: string, body?: unknown) =>
+    new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const type = body === undefined ? {} : { 'content-type': 'application/json' };
+      const req = http.request(`${baseUrl}${path}`, {
+        method,
+        agent,
+        headers: { authorization: `Bearer ${token}`, ...type },
+      });
       req.setTimeout(30_000, () => req.destroy(new Error(`${method} ${path} timed out`)));
       req.on('error', reject);
       req.on('response', (res) => {
@@ -30,11 +24,7 @@ export class ApiClient {
       });
       req.end(body === undefined ? undefined : JSON.stringify(body));
     });
-  }
-
-  close(): void {
-    this.agent.destroy();
-  }
+  return { request, close: () => agent.destroy() };
 }
 
 /** work(0) … work(count - 1), `width` at a time. */
@@ -46,38 +36,27 @@ export async function concurrently(count: number, work: (i: number) => Promise<v
   await Promise.all(Array.from({ length: width }, worker));
 }
 
-export interface BenchVerification {
-  id: string;
-  account: number;
-  /** The account's webhook secret, also its public API credential. */
-  secret: string;
-  status: 'pending' | 'processing';
-  version: number;
-}
+/** A verification the bench moves; `secret` is its account's webhook secret, also its public API credential. */
+export type BenchVerification = { id: string; account: number; secret: string; status: Status; version: number };
+type Status = 'pending' | 'processing';
 
 /**
- * `accounts` accounts through the admin API (account i with the webhook URL `webhookUrlFor(i)`), then
+ * `accounts` accounts through the admin API (account i with the webhook URL `urlFor(i)`), then
  * `count` verifications round robin over them through the internal API, 16 at a time.
  */
-export async function createBenchData(
-  client: ApiClient,
-  accounts: number,
-  count: number,
-  webhookUrlFor: (account: number) => string,
-): Promise<{ secrets: string[]; verifications: BenchVerification[] }> {
+export async function createBenchData(api: ApiClient, accounts: number, count: number, urlFor: (i: number) => string) {
   type Created = { id: string; version: number; webhook_secret: string };
   const created = async (path: string, token: string, body: unknown): Promise<Created> => {
-    const res = await client.request('POST', path, token, body);
+    const res = await api.request('POST', path, token, body);
     if (res.status !== 201) throw new Error(`POST ${path}: HTTP ${res.status} ${res.body}`);
     return JSON.parse(res.body) as Created;
   };
-  const [ids, secrets]: string[][] = [[], []];
+  const made: Created[] = [];
   for (let i = 0; i < accounts; i++) {
-    const body = { name: `Bench ${i}`, webhook_url: webhookUrlFor(i) };
-    const account = await created('/api/v1/admin/accounts', BENCH_ADMIN_TOKEN, body);
-    ids.push(account.id);
-    secrets.push(account.webhook_secret);
+    const body = { name: `Bench ${i}`, webhook_url: urlFor(i) };
+    made.push(await created('/api/v1/admin/accounts', BENCH_ADMIN_TOKEN, body));
   }
+  const [ids, secrets] = [made.map((a) => a.id), made.map((a) => a.webhook_secret)];
   const verifications = new Array<BenchVerification>(count);
   await concurrently(count, async (i) => {
     const account = i % accounts;
@@ -104,18 +83,14 @@ export async function createBenchData(
  */
 export async function change(target: ApiClient, service: ApiClient, v: BenchVerification) {
   const next = v.status === 'pending' ? 'processing' : 'pending';
-  const res = await target
-    .request('POST', `/api/v1/internal/kyc/verifications/${v.id}/transitions`, BENCH_INTERNAL_API_TOKEN, {
-      status: next,
-      expected_version: v.version,
-    })
-    .catch(() => null);
+  const path = `/api/v1/internal/kyc/verifications/${v.id}/transitions`;
+  const body = { status: next, expected_version: v.version };
+  const res = await target.request('POST', path, BENCH_INTERNAL_API_TOKEN, body).catch(() => null);
   if (res?.status === 200) {
-    v.status = next;
-    v.version++;
-    return { ok: true, at: Date.now() };
+    [v.status, v.version] = [next, v.version + 1];
+    return { ok: true, at: Date.now(), body: res.body };
   }
   const now = await service.request('GET', `/api/v1/public/kyc/verifications/${v.id}`, v.secret).catch(() => null);
   if (now?.status === 200) Object.assign(v, JSON.parse(now.body) as Pick<BenchVerification, 'status' | 'version'>);
-  return { ok: false, at: Date.now() };
+  return { ok: false, at: Date.now(), body: `HTTP ${res?.status} ${res?.body}` };
 }

@@ -1,6 +1,7 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
+type Integers = Record<string, number>;
 
 /** A bad command-line flag: the benchmark stops before it starts, with one line. */
 export class FlagError extends Error {}
@@ -9,11 +10,7 @@ export class FlagError extends Error {}
  * node's strict parseArgs (no positionals) of `options`, plus one flag per key of `integers` that must
  * be a positive integer (that value when not given); a flag given twice is refused, not silently overridden.
  */
-export function parseFlags<const T extends Options, N extends Record<string, number>>(
-  argv: string[],
-  options: T,
-  integers: N,
-) {
+export function parseFlags<const T extends Options, N extends Integers>(argv: string[], options: T, integers: N) {
   const names = Object.keys(integers);
   const all: Options = { ...options, ...Object.fromEntries(names.map((name) => [name, { type: 'string' as const }])) };
   let parsed;
@@ -23,12 +20,9 @@ export function parseFlags<const T extends Options, N extends Record<string, num
     if (!(error as NodeJS.ErrnoException).code?.startsWith('ERR_PARSE_ARGS_')) throw error;
     throw new FlagError((error as Error).message.replace(/\n/g, ' '), { cause: error });
   }
-  const seen = new Set<string>();
-  for (const token of parsed.tokens) {
-    if (token.kind !== 'option' || all[token.name]?.multiple) continue;
-    if (seen.has(token.name)) throw new FlagError(`--${token.name} given twice`);
-    seen.add(token.name);
-  }
+  const given = parsed.tokens.flatMap((t) => (t.kind === 'option' && !all[t.name]?.multiple ? [t.name] : []));
+  const twice = given.find((name, i) => given.indexOf(name) !== i);
+  if (twice) throw new FlagError(`--${twice} given twice`);
   const values = parsed.values as Record<string, unknown>;
   for (const name of names) {
     const value = values[name] === undefined ? integers[name] : Number(values[name]);
@@ -37,6 +31,11 @@ export function parseFlags<const T extends Options, N extends Record<string, num
   }
   return values as ReturnType<typeof parseArgs<{ options: T; strict: true }>>['values'] & { [K in keyof N]: number };
 }
+
+/** The flags of interleaved slices (slices.ts) and their defaults, with the seconds of one slice from them. */
+export const SLICE_FLAGS = { duration: 15, slices: 5, warmup: 3 };
+export const withSliceSeconds = <T extends { duration: number; slices: number }>(values: T) =>
+  Object.assign(values, { sliceSeconds: Math.max(1, Math.round(values.duration / values.slices)) });
 
 /** Repeatable `--env KEY=VALUE` flags (the value may hold "=" itself). */
 export function envPairs(pairs: string[] = []): Record<string, string> {

@@ -1,4 +1,5 @@
 import { IncomingMessage, ServerResponse, createServer } from 'node:http';
+import type { Pool } from 'pg';
 
 /**
  * What the benchmarks' hand-written floors share: a verification row as they select it, the
@@ -7,21 +8,15 @@ import { IncomingMessage, ServerResponse, createServer } from 'node:http';
  */
 
 /** A verification as the floors read it (camelCase aliases, pg's default parsing). */
-export interface FloorVerificationRow {
-  id: string;
-  externalUserId: string;
-  status: string;
-  version: number;
-  createdAt: Date;
-  updatedAt: Date;
-  submittedAt: Date | null;
-  decidedAt: Date | null;
-  applicant: Record<string, string | null> | null;
-  document: { type: string; country: string } | null;
-  rejectionReasons: string[];
-  metadata: Record<string, string>;
-  redactedAt: Date | null;
-}
+export type FloorVerificationRow = Record<'id' | 'externalUserId' | 'status', string> &
+  Record<'createdAt' | 'updatedAt', Date> &
+  Record<'submittedAt' | 'decidedAt' | 'redactedAt', Date | null> & {
+    version: number;
+    applicant: Record<string, string | null> | null;
+    document: { type: string; country: string } | null;
+    rejectionReasons: string[];
+    metadata: Record<string, string>;
+  };
 
 /** The select list of a FloorVerificationRow; `table` qualifies every column (e.g. `v.`). */
 export function floorVerificationColumns(table = ''): string {
@@ -60,11 +55,8 @@ export function floorVerificationJson(v: FloorVerificationRow): Record<string, u
 
 function sendJson(res: ServerResponse, status: number, body: unknown): void {
   const text = JSON.stringify(body);
-  res.writeHead(status, {
-    'content-type': 'application/json; charset=utf-8',
-    'content-length': Buffer.byteLength(text),
-  });
-  res.end(text);
+  const headers = { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) };
+  res.writeHead(status, headers).end(text);
 }
 
 /** A refused request: its HTTP status and the contract's error code. */
@@ -81,11 +73,7 @@ export class Refusal extends Error {
  * A floor's server on FLOOR_PORT: what `handle` resolves with is answered 200, a Refusal with its
  * status and code, any other error 500. SIGTERM closes the server and `pool`.
  */
-export function serveFloor(
-  name: string,
-  pool: { end(): Promise<void> },
-  handle: (req: IncomingMessage) => Promise<unknown>,
-) {
+export function serveFloor(name: string, pool: Pool, handle: (req: IncomingMessage) => Promise<unknown>) {
   const server = createServer((req, res) => {
     handle(req).then(
       (body) => sendJson(res, 200, body),
@@ -98,8 +86,5 @@ export function serveFloor(
   });
   server.keepAliveTimeout = 65_000;
   server.listen(Number(process.env.FLOOR_PORT), '127.0.0.1');
-  process.on('SIGTERM', () => {
-    server.close();
-    void pool.end();
-  });
+  process.on('SIGTERM', () => void (server.close(), pool.end()));
 }

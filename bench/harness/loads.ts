@@ -1,20 +1,17 @@
 import autocannon from 'autocannon';
-import { ApiClient, BenchVerification, change } from './api';
+import { ApiClient, apiClient, BenchVerification, change } from './api';
 import { type LoadRun, type Tally } from './slices';
 
 /** The loads the benches put on a target, each a LoadRun for the interleaved slices of slices.ts. */
 
 /** A GET of the public API: the path and the account's Bearer secret. */
-export interface ApiGet {
-  path: string;
-  secret: string;
-}
+export type ApiGet = { path: string; secret: string };
 
 /**
  * A closed-loop slice's first half second is left out: the load opens every connection at once,
  * and the answers to that burst are not the steady state. Latency counts only requests sent after it.
  */
-export const SETTLE_MS = 500;
+const SETTLE_MS = 500;
 
 /** A closed-loop run: CPU from SETTLE_MS on; `load` returns the requests and failures it counted after it. */
 async function settled(tally: Tally, load: (startedAt: number) => Promise<[number, number]>): Promise<number> {
@@ -95,16 +92,13 @@ async function paced(rate: number, total: number, send: (i: number) => Promise<v
 
 /** Open loop at `rate` requests/s, below saturation, for latency, on keep-alive connections kept from slice to slice. */
 export function pacedLoad(url: string, requests: ApiGet[], rate: number): LoadRun {
-  const client = new ApiClient(url, 256);
+  const client = apiClient(url, 256);
   let next = 0;
   return async (seconds, tally) => {
     let failed = 0;
     const get = async (): Promise<void> => {
       const [sentAt, request] = [performance.now(), requests[next++ % requests.length] as ApiGet];
-      const status = await client.request('GET', request.path, request.secret).then(
-        (res) => res.status,
-        () => 0,
-      );
+      const { status } = await client.request('GET', request.path, request.secret).catch(() => ({ status: 0 }));
       tally.latencies.push(performance.now() - sentAt);
       if (status < 200 || status > 299) failed++;
     };

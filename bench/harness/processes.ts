@@ -1,5 +1,5 @@
 import { ChildProcess, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { readOptions } from './flags';
@@ -7,7 +7,7 @@ import { readOptions } from './flags';
 /** The service as `nest build` compiles it: every bench starts this, never its own copy. */
 export const SERVICE_MAIN = join(__dirname, '..', '..', '..', 'dist', 'src', 'main.js');
 
-/** A server process a benchmark started: the service or a floor. */
+/** A process a benchmark started: the service or a floor. */
 export interface BenchProcess {
   name: string;
   url: string;
@@ -16,74 +16,61 @@ export interface BenchProcess {
   stop(): Promise<void>;
 }
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
+const freePort = (): Promise<number> =>
+  new Promise((resolve, reject) => {
+    const server = createServer().once('error', reject);
     server.listen(0, '127.0.0.1', () => {
       const { port } = server.address() as { port: number };
       server.close(() => resolve(port));
     });
   });
-}
 
-export function exited(child: ChildProcess): Promise<number | null> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(child.exitCode);
-  return new Promise((resolve) => child.once('exit', (code) => resolve(code)));
-}
-
-export interface StartOptions {
+type Env = Record<string, string>;
+interface StartOptions {
   /** Node's own flags (e.g. --require, --cpu-prof). */
   nodeArgs?: string[];
-  /** A path that answers 2xx once the process is up; without it, any answer to / will do. */
-  probe?: string;
   /** Opens an IPC channel (child.send, child.on('message')). */
   ipc?: boolean;
+  /** Up once this path answers 2xx; without it, once / answers at all, or with `ipc` once the process sends a message. */
+  probe?: string;
 }
 
-/** Starts `script` on a free port (PORT and FLOOR_PORT) with `env`; waits 30 s at most for its probe. */
+/** Starts `script` on a free port (PORT and FLOOR_PORT) with `env`; waits 30 s at most for it to be up. */
 export async function startProcess(
   name: string,
   script: string,
-  env: Record<string, string>,
-  options: StartOptions = {},
+  env: Env,
+  opts: StartOptions = {},
 ): Promise<BenchProcess> {
   const port = String(await freePort());
-  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), script], {
+  const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), script], {
     env: { ...process.env, ...env, PORT: port, FLOOR_PORT: port },
-    stdio: options.ipc ? ['ignore', 'pipe', 'pipe', 'ipc'] : ['ignore', 'pipe', 'pipe'],
+    stdio: opts.ipc ? ['ignore', 'pipe', 'pipe', 'ipc'] : ['ignore', 'pipe', 'pipe'],
   });
   const output: string[] = [];
-  child.stdout?.on('data', (chunk: Buffer) => output.push(chunk.toString()));
-  child.stderr?.on('data', (chunk: Buffer) => output.push(chunk.toString()));
-  const url = `http://127.0.0.1:${port}`;
+  for (const stream of [child.stdout, child.stderr]) stream?.on('data', (chunk: Buffer) => output.push(String(chunk)));
+  const [url, exited] = [`http://127.0.0.1:${port}`, new Promise((resolve) => child.once('exit', resolve))];
   const stop = async (): Promise<void> => {
-    child.kill('SIGTERM');
     const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
-    await exited(child);
+    await (child.kill('SIGTERM'), exited);
     clearTimeout(timer);
   };
-  const ready = async (): Promise<boolean> => (await fetch(`${url}${options.probe ?? '/'}`)).ok || !options.probe;
-  const deadline = Date.now() + 30_000;
-  for (;;) {
+  let messaged = false;
+  child.once('message', () => (messaged = true));
+  const ready = async (): Promise<boolean> =>
+    opts.ipc && !opts.probe ? messaged : (await fetch(`${url}${opts.probe ?? '/'}`)).ok || !opts.probe;
+  for (const deadline = Date.now() + 30_000; !(await ready().catch(() => false));) {
     if (child.exitCode !== null) throw new Error(`${name} exited with ${child.exitCode}:\n${output.join('')}`);
-    if (await ready().catch(() => false)) return { name, url, output, child, stop };
-    if (Date.now() > deadline) {
-      await stop();
-      throw new Error(`${name} did not start within 30 s:\n${output.join('')}`);
-    }
+    if (Date.now() > deadline)
+      throw await stop().then(() => new Error(`${name} did not start in 30 s:\n${output.join('')}`));
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
+  return { name, url, output, child, stop };
 }
 
 /** The service (`dist/src/main.js`, or another build's) with `env`, ready once /health/live is 200. */
-export function startService(
-  name: string,
-  env: Record<string, string>,
-  options: StartOptions & { main?: string } = {},
-): Promise<BenchProcess> {
-  return startProcess(name, options.main ?? SERVICE_MAIN, env, { ...options, probe: '/health/live' });
-}
+export const startService = (name: string, env: Env, options: StartOptions & { main?: string } = {}) =>
+  startProcess(name, options.main ?? SERVICE_MAIN, env, { ...options, probe: '/health/live' });
 
 /** What a bench run holds: the processes it started and what it must close, at its end, last first. */
 export class Lab {
@@ -98,9 +85,7 @@ export class Lab {
     return started;
   }
 
-  defer(close: () => unknown): void {
-    this.closers.push(close);
-  }
+  readonly defer = (close: () => unknown): number => this.closers.push(close);
 }
 
 /**
@@ -119,13 +104,13 @@ export function runBench<O>(
     try {
       await main(options, lab);
     } catch (error) {
-      for (const p of lab.processes) process.stderr.write(`--- ${p.name} (last lines) ---\n${tail(p)}\n`);
+      for (const p of lab.processes) {
+        const tail = p.output.join('').split('\n').slice(-20).join('\n');
+        process.stderr.write(`--- ${p.name} (last lines) ---\n${tail}\n`);
+      }
       throw error;
     } finally {
-      for (const close of lab.closers.reverse())
-        await Promise.resolve()
-          .then(close)
-          .catch(() => undefined);
+      for (const close of lab.closers.reverse()) await new Promise((done) => done(close())).catch(() => undefined);
     }
   };
   run().catch((error: unknown) => {
@@ -134,18 +119,34 @@ export function runBench<O>(
   });
 }
 
-/** The last lines a process wrote, for the error report of a failed run. */
-function tail(process: BenchProcess, lines = 20): string {
-  return process.output.join('').split('\n').slice(-lines).join('\n');
+/** From /proc/<pid>/stat: the command, and the user + system CPU seconds of the process and of its reaped children. */
+function procStat(pid: number | string): { comm: string; own: number; children: number } {
+  let stat = '';
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    // gone, or never there: NaN
+  }
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const [utime, stime, cutime, cstime] = [11, 12, 13, 14].map((i) => Number(fields[i]) / 100) as number[];
+  const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+  return { comm, own: utime + stime, children: cutime + cstime };
 }
 
 /** User + system CPU seconds of a process so far, from /proc (NaN where there is none). */
-export function cpuSeconds(pid: number | undefined): number {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  } catch {
-    return NaN;
+export const cpuSeconds = (pid: number | undefined): number => (pid === undefined ? NaN : procStat(pid).own);
+
+/**
+ * User + system CPU seconds so far of every PostgreSQL process on this machine (postmaster, every
+ * backend, the background processes), and of the backends that have exited (the postmaster's reaped
+ * children), from /proc: whatever PostgreSQL does for whoever loads it.
+ */
+export function postgresCpuSeconds(): number {
+  let total = 0;
+  for (const pid of readdirSync('/proc')) {
+    if (!/^\d+$/.test(pid)) continue;
+    const { comm, own, children } = procStat(pid);
+    if (comm.startsWith('postgres') && Number.isFinite(own)) total += own + children;
   }
+  return total;
 }

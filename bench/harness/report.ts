@@ -1,21 +1,16 @@
-import { loadavg } from 'node:os';
+import { cpus, loadavg } from 'node:os';
+import { onServer } from './db';
 import type { Measured } from './slices';
 
 /** How every bench reports: lines on stdout, Markdown tables, one PASS/FAIL line per target. */
 
-export function log(line = ''): void {
-  process.stdout.write(`${line}\n`);
-}
+export const log = (line = ''): void => void process.stdout.write(`${line}\n`);
 
-export function fmt(n: number, digits = 0): string {
-  return Number.isFinite(n)
-    ? n.toLocaleString('en', { minimumFractionDigits: digits, maximumFractionDigits: digits })
-    : 'n/a';
-}
+export const fmt = (n: number, digits = 0): string =>
+  Number.isFinite(n) ? n.toLocaleString('en', { minimumFractionDigits: digits, maximumFractionDigits: digits }) : 'n/a';
 
-export function load1(): number {
-  return loadavg()[0] ?? NaN;
-}
+const load1 = (): number => loadavg()[0] ?? NaN;
+const LOAD_AT_START = load1();
 
 export function table(header: string[], rows: string[][]): string {
   const line = (cells: string[]): string => `| ${cells.join(' | ')} |`;
@@ -23,26 +18,20 @@ export function table(header: string[], rows: string[][]): string {
 }
 
 /** A target's line: PASS or FAIL, what was asked, what was measured. */
-export function verdict(ok: boolean, text: string): string {
-  return `${ok ? 'PASS' : 'FAIL'}  ${text}`;
-}
+export const verdict = (ok: boolean, text: string): string => `${ok ? 'PASS' : 'FAIL'}  ${text}`;
 
-/** One row of the service-beside-floor table: req/s, p50, p99 and CPU per request of each, and the ratio. */
-export function besideFloor(label: string, service: Measured, floor: Measured, sliceRatio: number): string[] {
-  const side = (m: Measured): string[] => [fmt(m.rps), fmt(m.p50), fmt(m.p99), fmt(m.cpuUsPerRequest)];
-  return [label, ...side(service), ...side(floor), fmt(service.rps / floor.rps, 2), fmt(sliceRatio, 2)];
-}
+/** A Measured's req/s, p50, p99, its process's and PostgreSQL's CPU ms per request. */
+export const figures = (m: Measured): string[] =>
+  [m.rps, m.p50, m.p99].map((n) => fmt(n)).concat(fmt(m.cpuMs, 3), fmt(m.pgCpuMs, 3));
+const side = (name: string): string[] => [`${name} req/s`, 'p50 ms', 'p99 ms', `${name} CPU ms/req`, 'PG CPU ms/req'];
+/** A table of besideFloor rows, the ratio columns named by `ratios`. */
+export const besideFloorTable = (ratios: string[], rows: string[][]): string =>
+  table(['scenario', ...side('service'), ...side('floor'), ...ratios], rows);
 
-const SIDE = ['p50 ms', 'p99 ms', 'CPU µs/req'];
-export const BESIDE_FLOOR_HEADER = [
-  'scenario',
-  'service req/s',
-  ...SIDE,
-  'floor req/s',
-  ...SIDE,
-  'service / floor',
-  'median slice ratio',
-];
+/** One row of a service-beside-floor table: the figures of each, then `ratios` (the ratios, given as numbers). */
+export function besideFloor(label: string, service: Measured, floor: Measured, ...ratios: number[]): string[] {
+  return [label, ...figures(service), ...figures(floor), ...ratios.map((r) => fmt(r, 2))];
+}
 
 /** The line above a table of interleaved slices: `load`, then how it was sliced. */
 export function slicesLine(load: string, o: { warmup: number; slices: number; sliceSeconds: number }): string {
@@ -50,8 +39,10 @@ export function slicesLine(load: string, o: { warmup: number; slices: number; sl
 }
 
 /** The closing lines: the machine, the load average around the run, and failures if any. */
-export function footer(machine: string, loadAtStart: number, failures: number): void {
+export async function footer(databaseUrl: string, failures: number): Promise<void> {
+  const { rows } = await onServer(databaseUrl, (db) => db.query<{ server_version: string }>('SHOW server_version'));
+  const machine = `${cpus().length} x ${cpus()[0]?.model ?? 'cpu'}, Node ${process.version}, PostgreSQL ${rows[0]?.server_version}`;
   log();
-  log(`Machine: ${machine}. Load average (1 min): ${fmt(loadAtStart, 2)} at start, ${fmt(load1(), 2)} at end.`);
+  log(`Machine: ${machine}. Load average (1 min): ${fmt(LOAD_AT_START, 2)} at start, ${fmt(load1(), 2)} at end.`);
   if (failures > 0) log(`WARNING: ${failures} requests failed (non-2xx, errors or time-outs); the figures are suspect`);
 }

@@ -16,15 +16,13 @@ export const BENCH_ADMIN_TOKEN = digest('admin-token').toString('base64url');
 export const BENCH_INTERNAL_API_TOKEN = digest('internal-api-token').toString('base64url');
 export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 
+type Env = Record<string, string>;
+
 /**
  * The service as the benches run it: production mode, logs at warn, the rate limiter off, webhooks
  * to the bench's receiver on 127.0.0.1 over plain HTTP allowed; `extra` over these.
  */
-export function serviceEnv(
-  databaseUrl: string,
-  queuePrefix: string,
-  extra: Record<string, string> = {},
-): Record<string, string> {
+export function serviceEnv(databaseUrl: string, queuePrefix: string, extra: Env = {}): Env {
   return {
     NODE_ENV: 'production',
     DATABASE_URL: databaseUrl,

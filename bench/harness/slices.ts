@@ -1,20 +1,15 @@
-import { cpuSeconds } from './processes';
+import { cpuSeconds, postgresCpuSeconds } from './processes';
 
 /**
  * The interleaved slices every bench measures in: each target gets a warm-up, then the measured
  * time is cut into slices run one target at a time, who goes first rotated each slice, so the
- * machine's drift weighs on every target alike. Per target: req/s, latency percentiles, failures
- * and the target process's CPU per request (user + system, from /proc).
+ * machine's drift weighs on every target alike. Per target: req/s, latency percentiles, failures,
+ * and CPU per request (user + system, from /proc) of the target process and of all of PostgreSQL,
+ * which only the target loads while its slice runs.
  */
 
-export interface Measured {
-  rps: number;
-  p50: number;
-  p99: number;
-  requests: number;
-  failures: number;
-  cpuUsPerRequest: number;
-}
+/** req/s, latency percentiles (ms), requests, failures, and CPU ms per request of the target process and of PostgreSQL. */
+export type Measured = Record<'rps' | 'p50' | 'p99' | 'requests' | 'failures' | 'cpuMs' | 'pgCpuMs', number>;
 
 export function percentile(values: number[], q: number): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -34,19 +29,21 @@ export class Tally {
   seconds = 0;
   failures = 0;
   cpu = 0;
+  pgCpu = 0;
   readonly latencies: number[] = [];
-  private cpuFrom = NaN;
+  private cpuFrom = [NaN, NaN];
 
   constructor(readonly pid?: number) {}
 
   /** Start counting the process's CPU (at the end of the settle time). */
   markCpu(): void {
-    this.cpuFrom = cpuSeconds(this.pid);
+    this.cpuFrom = [cpuSeconds(this.pid), postgresCpuSeconds()];
   }
 
   /** Counts one load run's requests over its seconds, and the CPU since markCpu(); returns its req/s. */
   add(requests: number, seconds: number, failures: number): number {
-    this.cpu += cpuSeconds(this.pid) - this.cpuFrom;
+    this.cpu += cpuSeconds(this.pid) - (this.cpuFrom[0] as number);
+    this.pgCpu += postgresCpuSeconds() - (this.cpuFrom[1] as number);
     this.requests += requests;
     this.seconds += seconds;
     this.failures += failures;
@@ -60,7 +57,8 @@ export class Tally {
       p99: Math.round(percentile(this.latencies, 0.99)),
       requests: this.requests,
       failures: this.failures,
-      cpuUsPerRequest: (this.cpu / this.requests) * 1e6,
+      cpuMs: (this.cpu / this.requests) * 1e3,
+      pgCpuMs: (this.pgCpu / this.requests) * 1e3,
     };
   }
 }
@@ -68,14 +66,10 @@ export class Tally {
 /** One load run of `seconds` against one target, counted into `tally`; returns its req/s. */
 export type LoadRun = (seconds: number, tally: Tally) => Promise<number>;
 
-export interface SliceTarget<Name extends string> {
-  name: Name;
-  pid?: number;
-  run: LoadRun;
-}
+export type SliceTarget<Name extends string> = { name: Name; pid?: number; run: LoadRun };
 
-/** Per slice and target: req/s and the CPU per request of that slice alone. */
-export type SliceFigures = { rps: number; cpuUsPerRequest: number };
+/** Per slice and target: req/s and the CPU ms per request (the target's, PostgreSQL's) of that slice alone. */
+export type SliceFigures = Pick<Measured, 'rps' | 'cpuMs' | 'pgCpuMs'>;
 
 /**
  * Warm-up (each target once, not counted), then `slices` slices of `sliceSeconds` per target, one
@@ -93,9 +87,10 @@ export async function interleave<Name extends string>(
     const first = slice % targets.length;
     for (const target of [...targets.slice(first), ...targets.slice(0, first)]) {
       const tally = tallies.get(target.name) as Tally;
-      const [requests, cpu] = [tally.requests, tally.cpu];
+      const [requests, cpu, pgCpu] = [tally.requests, tally.cpu, tally.pgCpu];
       const rps = await target.run(options.sliceSeconds, tally);
-      figures[target.name] = { rps, cpuUsPerRequest: ((tally.cpu - cpu) / (tally.requests - requests)) * 1e6 };
+      const perRequest = (seconds: number): number => (seconds / (tally.requests - requests)) * 1e3;
+      figures[target.name] = { rps, cpuMs: perRequest(tally.cpu - cpu), pgCpuMs: perRequest(tally.pgCpu - pgCpu) };
     }
     perSlice.push(figures as Record<Name, SliceFigures>);
   }

@@ -12,15 +12,11 @@ import { runBench, startService } from '../harness/processes';
 import { fmt, log, table } from '../harness/report';
 import { serviceEnv } from '../harness/service-env';
 import { interleave, median } from '../harness/slices';
-import { benchDatabaseUrl, perAccount } from './data';
+import { benchDatabaseUrl, perAccount } from './seed';
 
 function parseOptions(argv: string[]) {
-  const strings = {
-    a: { type: 'string' },
-    b: { type: 'string' },
-    query: { type: 'string' },
-    env: { type: 'string', multiple: true },
-  } as const;
+  const text = { type: 'string' } as const;
+  const strings = { a: text, b: text, query: text, env: { ...text, multiple: true } } as const;
   const values = parseFlags(argv, strings, { pairs: 10, seconds: 4, connections: 50 });
   if (values.a === undefined || values.b === undefined) throw new FlagError('--a and --b are required');
   return { ...values, a: values.a, b: values.b, query: values.query ?? 'limit=20', env: envPairs(values.env) };
@@ -31,27 +27,22 @@ runBench('bench:list:ab', parseOptions, async (options, lab) => {
   const a = await lab.start(startService('A', env, { main: options.a }));
   const b = await lab.start(startService('B', env, { main: options.b }));
   const requests = perAccount(options.query);
-  const { perSlice } = await interleave(
-    [
-      { name: 'A', pid: a.child.pid, run: autocannonLoad(a.url, requests, options.connections) },
-      { name: 'B', pid: b.child.pid, run: autocannonLoad(b.url, requests, options.connections) },
-    ],
-    { warmup: 2, slices: options.pairs, sliceSeconds: options.seconds },
-  );
+  const targets = [
+    { name: 'A', pid: a.child.pid, run: autocannonLoad(a.url, requests, options.connections) },
+    { name: 'B', pid: b.child.pid, run: autocannonLoad(b.url, requests, options.connections) },
+  ] as const;
+  const { perSlice } = await interleave(targets, { warmup: 2, slices: options.pairs, sliceSeconds: options.seconds });
   // A slice of interleave is one pair: each build once, who goes first alternating.
-  const header = ['pair', 'A req/s', 'B req/s', 'B/A req/s', 'A CPU µs/req', 'B CPU µs/req', 'B/A CPU'];
+  const header = ['pair', 'A req/s', 'B req/s', 'B/A req/s', 'A CPU ms/req', 'B CPU ms/req', 'B/A CPU'];
   const row = ({ A, B }: (typeof perSlice)[number], i: number): string[] => [
     String(i + 1),
     fmt(A.rps),
     fmt(B.rps),
-    fmt(B.rps / A.rps, 3),
-    fmt(A.cpuUsPerRequest),
-    fmt(B.cpuUsPerRequest),
-    fmt(B.cpuUsPerRequest / A.cpuUsPerRequest, 3),
+    ...[B.rps / A.rps, A.cpuMs, B.cpuMs, B.cpuMs / A.cpuMs].map((n) => fmt(n, 3)),
   ];
   log(table(header, perSlice.map(row)));
   const rps = perSlice.map(({ A, B }) => B.rps / A.rps);
-  const cpu = perSlice.map(({ A, B }) => B.cpuUsPerRequest / A.cpuUsPerRequest);
+  const cpu = perSlice.map(({ A, B }) => B.cpuMs / A.cpuMs);
   log(
     `median B/A req/s ${fmt(median(rps), 3)} (B ahead in ${rps.filter((r) => r > 1).length} of ${rps.length} pairs); ` +
       `median B/A CPU per request ${fmt(median(cpu), 3)} (B cheaper in ${cpu.filter((r) => r < 1).length} of ${cpu.length})`,

@@ -3,6 +3,7 @@
  * framework and nothing of src/. Per request: one query authenticating the Bearer secret by its
  * SHA-256, the keyset list query, rows parsed by pg and mapped in Node to the contract's JSON, a
  * signed cursor. bench/list/main.ts checks before each scenario that it returns the service's rows.
+ * GET /select-1 is the lowest floor of all: one `SELECT 1` per request and a small JSON answer.
  * Env: FLOOR_PORT, DATABASE_URL, SECRET_ENCRYPTION_KEY.
  */
 import { createHash, createHmac, hkdfSync, timingSafeEqual } from 'node:crypto';
@@ -65,9 +66,8 @@ async function listPage(authorization: string | undefined, query: URLSearchParam
     throw new Refusal(400, 'validation_failed');
   const statuses = query.get('status') ? [...new Set(query.get('status')?.split(','))].sort() : undefined;
   const q = query.get('q') ?? undefined;
-  const scope = createHash('sha256')
-    .update(JSON.stringify([accountId, statuses, q, sort]))
-    .digest('base64url');
+  const filters = JSON.stringify([accountId, statuses, q, sort]);
+  const scope = createHash('sha256').update(filters).digest('base64url');
 
   const values: unknown[] = [];
   const add = (value: unknown): string => `$${values.push(value)}`;
@@ -105,6 +105,7 @@ async function listPage(authorization: string | undefined, query: URLSearchParam
 
 serveFloor('list floor', pool, async (req) => {
   const url = new URL(req.url ?? '/', 'http://floor');
+  if (url.pathname === '/select-1') return (await pool.query<{ one: number }>('SELECT 1 AS one')).rows[0];
   if (req.method !== 'GET' || url.pathname !== LIST_PATH) throw new Refusal(404, 'not_found');
   return listPage(req.headers.authorization, url.searchParams);
 });

@@ -1,43 +1,29 @@
 /**
  * npm run bench:list — the public list route under load beside the naive floor (floor.ts: bare
  * node:http + pg doing the same database work). Per scenario, in interleaved slices: throughput
- * (closed loop, autocannon) and latency (open loop at a paced rate below saturation), each with
- * the server process's CPU per request. See docs/performance.md;
- * the options and their defaults are in parseOptions.
+ * (closed loop, autocannon; the first page also beside the floor's one-SELECT-1-per-request route)
+ * and latency (open loop at a paced rate below saturation), each with the CPU per request of the
+ * server process and of PostgreSQL; then the first page of a big new account before and after
+ * ANALYZE (stale.ts). See docs/performance.md; the options and their defaults are in parseOptions.
  */
 import { join } from 'node:path';
 import { concurrently } from '../harness/api';
-import { describeMachine, warnIfFewConnections } from '../harness/db';
-import { parseFlags } from '../harness/flags';
+import { warnIfFewConnections } from '../harness/db';
+import { SLICE_FLAGS, parseFlags, withSliceSeconds } from '../harness/flags';
 import { ApiGet, autocannonLoad, pacedLoad } from '../harness/loads';
 import { BenchProcess, runBench, startProcess, startService } from '../harness/processes';
-import {
-  BESIDE_FLOOR_HEADER,
-  besideFloor,
-  fmt,
-  footer,
-  load1,
-  log,
-  slicesLine,
-  table,
-  verdict,
-} from '../harness/report';
+import { besideFloor, besideFloorTable, figures, fmt, footer, log, slicesLine, verdict } from '../harness/report';
 import { benchSecret, serviceEnv } from '../harness/service-env';
 import { LoadRun, Measured, interleave, median } from '../harness/slices';
-import { ACCOUNTS, LIST_PATH, benchDatabaseUrl, perAccount, qRequests } from './data';
-import { prepareBenchDatabase } from './seed';
+import { ACCOUNTS, LIST_PATH, benchDatabaseUrl, perAccount, prepareBenchDatabase, qRequests } from './seed';
+import { IMPORT_ROWS, importBigClient } from './stale';
 
 function parseOptions(argv: string[]) {
-  const integers = { duration: 15, slices: 5, warmup: 3, connections: 50, rate: 200, hops: 200 };
-  const values = parseFlags(argv, { reseed: { type: 'boolean' } }, integers);
-  return { ...values, sliceSeconds: Math.max(1, Math.round(values.duration / values.slices)) };
+  const integers = { ...SLICE_FLAGS, connections: 50, rate: 200, hops: 200 };
+  return withSliceSeconds(parseFlags(argv, { reseed: { type: 'boolean' } }, integers));
 }
 
-interface Page {
-  data: { id: string }[];
-  has_more: boolean;
-  next_cursor: string | null;
-}
+type Page = { data: { id: string }[]; has_more: boolean; next_cursor: string | null };
 
 async function getPage(target: BenchProcess, request: ApiGet): Promise<Page> {
   const res = await fetch(`${target.url}${request.path}`, { headers: { authorization: `Bearer ${request.secret}` } });
@@ -71,84 +57,97 @@ async function checkSameRows(scenario: string, service: BenchProcess, floor: Ben
   }
 }
 
-interface Row {
-  scenario: string;
-  throughput: { service: Measured; floor: Measured; sliceRatio: number };
-  latency: { service: Measured; floor: Measured };
-}
+type Pair = Record<'service' | 'floor', Measured>;
 
 runBench('bench:list', parseOptions, async (options, lab) => {
   const databaseUrl = benchDatabaseUrl();
-  await prepareBenchDatabase(databaseUrl, options.reseed === true, log);
-  const machine = await describeMachine(databaseUrl);
+  await prepareBenchDatabase(databaseUrl, options.reseed === true);
   await warnIfFewConnections(databaseUrl, 2 * 20 + 2, log);
   const env = serviceEnv(databaseUrl, 'kyc-bench', { APP_ROLE: 'api' });
-  const loadAtStart = load1();
   const service = await lab.start(startService('service', env));
   const floor = await lab.start(startProcess('floor', join(__dirname, 'floor.js'), env));
   log(`walking ${options.hops} cursor hops for ${ACCOUNTS.length} accounts on each target`);
   const [deepService, deepFloor] = [await deepRequests(service, options.hops), await deepRequests(floor, options.hops)];
-  const scenarios: [string, ApiGet[], ApiGet[]][] = [
-    ['first page', perAccount('limit=20'), perAccount('limit=20')],
-    [`deep page (${options.hops} hops)`, deepService, deepFloor],
-    ['q search', qRequests(), qRequests()],
-    ['status filter', perAccount('status=approved,rejected'), perAccount('status=approved,rejected')],
-  ];
+  const closed = (url: string, requests: ApiGet[]): LoadRun => autocannonLoad(url, requests, options.connections);
+  const paced = (url: string, requests: ApiGet[]): LoadRun => pacedLoad(url, requests, options.rate);
   /** The service on its requests beside the floor on its own. */
-  const pair = (load: (url: string, requests: ApiGet[]) => LoadRun, s: ApiGet[], f: ApiGet[]) =>
+  const pair = (load: typeof closed, s: ApiGet[], f: ApiGet[]) =>
     [
       { name: 'service', pid: service.child.pid, run: load(service.url, s) },
       { name: 'floor', pid: floor.child.pid, run: load(floor.url, f) },
     ] as const;
-  const rows: Row[] = [];
-  for (const [scenario, s, f] of scenarios) {
+  // The floor process's one SELECT 1 per request, in the first page's throughput slices.
+  const select1 = {
+    name: 'select1',
+    pid: floor.child.pid,
+    run: closed(floor.url, [{ path: '/select-1', secret: '' }]),
+  };
+  const [throughput, latency]: [string[][], string[][]] = [[], []];
+  const all: Measured[] = [];
+  /** The scenario's throughput (the SELECT 1 too in its slices with `select1`), and its latency (not with `no latency`). */
+  const measure = async (scenario: string, s: ApiGet[], f: ApiGet[], extra: '' | 'select1' | 'no latency' = '') => {
     await checkSameRows(scenario, service, floor, s, f);
-    const [closed, paced] = [
-      await interleave(
-        pair((url, requests) => autocannonLoad(url, requests, options.connections), s, f),
-        options,
-      ),
-      await interleave(
-        pair((url, requests) => pacedLoad(url, requests, options.rate), s, f),
-        options,
-      ),
-    ];
-    const sliceRatio = median(closed.perSlice.map((x) => x.service.rps / x.floor.rps));
-    rows.push({ scenario, throughput: { ...closed.measured, sliceRatio }, latency: paced.measured });
-    const { service: t, floor: u } = closed.measured;
-    const { service: l, floor: m } = paced.measured;
-    log(`${scenario}: ${fmt(t.rps)} vs ${fmt(u.rps)} req/s; at ${options.rate}/s p99 ${l.p99} vs ${m.p99} ms`);
+    const also = extra === 'select1' ? [select1] : [];
+    const { measured: t, perSlice } = await interleave([...pair(closed, s, f), ...also], options);
+    const sliceRatio = median(perSlice.map((x) => x.service.rps / x.floor.rps));
+    throughput.push(besideFloor(scenario, t.service, t.floor, t.service.rps / t.floor.rps, sliceRatio));
+    const l = extra !== 'no latency' ? (await interleave(pair(paced, s, f), options)).measured : undefined;
+    if (l) latency.push(besideFloor(scenario, l.service, l.floor, l.service.p99 / l.floor.p99));
+    all.push(...Object.values<Measured>(t), ...(l ? [l.service, l.floor] : []));
+    const line = `${scenario}: ${fmt(t.service.rps)} vs ${fmt(t.floor.rps)} req/s${l ? `; at ${options.rate}/s p99 ${l.service.p99} vs ${l.floor.p99} ms` : ''}`;
+    log(line);
+    return { ...t, p99: l ? [l.service.p99, l.floor.p99] : [] } as Pair & { select1?: Measured; p99: number[] };
+  };
+  const first = await measure('first page', perAccount('limit=20'), perAccount('limit=20'), 'select1');
+  const one = first.select1 as Measured;
+  const blank = (n: number): string[] => new Array<string>(n).fill('');
+  throughput.push(["  the floor's one SELECT 1 per request", ...blank(5), ...figures(one), ...blank(2)]);
+  const deep = await measure(`deep page (${options.hops} hops)`, deepService, deepFloor);
+  const q = await measure('q search', qRequests(), qRequests());
+  await measure('status filter', perAccount('status=approved,rejected'), perAccount('status=approved,rejected'));
+  const big = await importBigClient(databaseUrl, lab);
+  const [plans, stale]: [string[], Pair[]] = [[], []];
+  for (const state of ['before ANALYZE', 'after ANALYZE']) {
+    if (stale.length) await big.analyze();
+    plans.push(await big.explain(state));
+    stale.push(await measure(`first page of the new account, ${state}`, [big.request], [big.request], 'no latency'));
   }
+  const [before, after] = stale as [Pair, Pair];
+  const ratios = (x: Measured, y: Measured): string[] =>
+    (['rps', 'p50', 'p99', 'cpuMs', 'pgCpuMs'] as const).map((k) => fmt(x[k] / y[k], 2));
+  const [serviceRatios, floorRatios] = [ratios(before.service, after.service), ratios(before.floor, after.floor)];
+  throughput.push(['  before / after', ...serviceRatios, ...floorRatios, ...blank(2)]);
+
   log();
   log(slicesLine(`Throughput: ${options.connections} connections`, options));
-  log(
-    table(
-      BESIDE_FLOOR_HEADER,
-      rows.map((r) => besideFloor(r.scenario, r.throughput.service, r.throughput.floor, r.throughput.sliceRatio)),
-    ),
-  );
+  log(besideFloorTable(['service / floor', 'median slice ratio'], throughput));
+  const query = 'SELECT * … WHERE account_id = $1 ORDER BY created_at DESC, id DESC LIMIT 21';
+  log(`The new account: ${fmt(IMPORT_ROWS)} verifications (the most), imported with autovacuum off on the table.`);
+  log(`Its first page, by EXPLAIN ANALYZE of the service's query's equivalent ${query}:`);
+  for (const plan of plans) log(`  ${plan}`);
   log();
   log(`Latency: open loop at ${options.rate} req/s, the same slices.`);
-  log(
-    table(
-      [...BESIDE_FLOOR_HEADER.slice(0, 9), 'service / floor p99'],
-      rows.map((r) => [
-        ...besideFloor(r.scenario, r.latency.service, r.latency.floor, NaN).slice(0, 9),
-        fmt(r.latency.service.p99 / r.latency.floor.p99, 2),
-      ]),
-    ),
-  );
+  log(besideFloorTable(['service / floor p99'], latency));
   log();
-  const by = (name: string): Row => rows.find((row) => row.scenario.startsWith(name)) as Row;
-  const ratio = (row: Row): number => row.throughput.service.rps / row.throughput.floor.rps;
-  const [first, deep, q] = [by('first page'), by('deep page'), by('q search')];
+  const ratio = (p: Pair): number => p.service.rps / p.floor.rps;
   const throughputTarget = `list first page and q >= 2.0 x the naive floor (first page ${fmt(ratio(first), 3)}, q ${fmt(ratio(q), 3)})`;
   log(verdict(ratio(first) >= 2 && ratio(q) >= 2, throughputTarget));
-  const deepTarget = `deep page p99 within 1.2 x first page p99 at ${options.rate}/s (${deep.latency.service.p99} vs ${first.latency.service.p99} ms)`;
-  log(verdict(deep.latency.service.p99 <= 1.2 * first.latency.service.p99, deepTarget));
-  const qTarget = `q search p99 < 50 ms at ${options.rate}/s (${q.latency.service.p99} ms; the floor ${q.latency.floor.p99} ms)`;
-  log(verdict(q.latency.service.p99 < 50, qTarget));
-  const measured = rows.flatMap((r) => [r.throughput.service, r.throughput.floor, r.latency.service, r.latency.floor]);
-  const failures = measured.reduce((n, m) => n + m.failures, 0);
-  footer(machine, loadAtStart, failures);
+  const [deepP99 = NaN, firstP99 = NaN, qP99 = NaN] = [deep.p99[0], first.p99[0], q.p99[0]];
+  const deepTarget = `deep page p99 within 1.2 x first page p99 at ${options.rate}/s (${deepP99} vs ${firstP99} ms)`;
+  log(verdict(deepP99 <= 1.2 * firstP99, deepTarget));
+  log(verdict(qP99 < 50, `q search p99 < 50 ms at ${options.rate}/s (${qP99} ms; the floor ${q.p99[1]} ms)`));
+  // CPU per request from the throughput slices (closed loop); PostgreSQL's is all of its processes'.
+  const { service: fs, floor: ff } = first;
+  const pgTarget = `PostgreSQL CPU per first-page request <= 0.3 ms (${fmt(fs.pgCpuMs, 3)} ms; the floor's ${fmt(ff.pgCpuMs, 3)})`;
+  log(verdict(fs.pgCpuMs <= 0.3, pgTarget));
+  const cpuTarget = `service CPU per first-page request <= 0.7 ms (${fmt(fs.cpuMs, 3)} ms; the floor process ${fmt(ff.cpuMs, 3)})`;
+  log(verdict(fs.cpuMs <= 0.7, cpuTarget));
+  const oneRatio = fs.rps / one.rps;
+  const oneTarget = `first page req/s >= 0.1 x the one-SELECT-1-per-request floor (${fmt(fs.rps)} vs ${fmt(one.rps)} = ${oneRatio.toPrecision(3)} x)`;
+  log(verdict(oneRatio >= 0.1, oneTarget));
+  const staleRatio = before.service.rps / after.service.rps;
+  const staleTarget = `first page before ANALYZE >= 0.8 x after (${fmt(before.service.rps)} vs ${fmt(after.service.rps)} req/s = ${fmt(staleRatio, 2)} x)`;
+  log(verdict(staleRatio >= 0.8, staleTarget));
+  const failures = all.reduce((n, m) => n + m.failures, 0);
+  await footer(databaseUrl, failures);
 });

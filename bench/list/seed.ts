@@ -1,106 +1,84 @@
 import { Client } from 'pg';
 import { runMigrations } from 'src/database/migrate';
-import { DOCUMENT_TYPES, REJECTION_REASONS } from 'src/verifications/verification.types';
-import { accountIdSql, inParallel, recreateBenchDatabase, seedBenchDatabase, textArray } from '../harness/db';
-import {
-  ACCOUNT_COUNT,
-  LARGE_ACCOUNTS,
-  MEDIUM_ACCOUNTS,
-  SEED_WINDOW_DAYS,
-  SEED_VERSION,
-  VERIFICATION_COUNT,
-} from './data';
+import { benchDatabaseUrlFrom, recreateBenchDatabase } from '../harness/db';
+import type { ApiGet } from '../harness/loads';
+import { accountIdSql, inParallel, insertVerifications, seedBenchDatabase, verificationRows } from '../harness/seed';
+import { log } from '../harness/report';
+import { benchSecret } from '../harness/service-env';
 
-const FIRST_NAMES =
-  'Ada Alan Grace Linus Margaret Dennis Barbara Ken Frances Edsger Radia Donald Anna Hannah Joanna Annette Maria Mariana Jose Juan Sofia Lucia Mateo Chen Wei Yuki Hiroshi Aiko Priya Arjun Fatima Omar Amara Chinedu Olga Ivan Sven Ingrid Pierre Camille Giulia Marco Emma Noah Olivia Liam Zoe Kofi'.split(
-    ' ',
+/** The list bench's data: the seed and the requests its scenarios make. */
+
+export const ACCOUNT_COUNT = 1_000;
+export const VERIFICATION_COUNT = 1_000_000;
+/** Bump when the seeded data's shape changes: an older bench database is then seeded again. */
+export const SEED_VERSION = 3;
+/** Accounts 0-9 hold ~45,000 verifications each, 10-99 ~4,500, 100-999 ~160 (seed.ts). */
+export const LARGE_ACCOUNTS = 10;
+export const MEDIUM_ACCOUNTS = 90;
+/** The big new client of the stale-statistics case (stale.ts): not seeded, imported and removed by each run. */
+export const IMPORT_ACCOUNT = ACCOUNT_COUNT;
+/** created_at of the seeded verifications spreads over this many days before the seed. */
+export const SEED_WINDOW_DAYS = 365;
+
+export const LIST_PATH = '/api/v1/public/kyc/verifications';
+
+/** BENCH_DATABASE_URL, else DATABASE_URL renamed to kyc_bench; a name without "bench" is refused. */
+export function benchDatabaseUrl(): string {
+  return benchDatabaseUrlFrom('BENCH_DATABASE_URL', 'kyc_bench');
+}
+
+/** The accounts with enough rows for a page after 200 hops: every scenario uses the same ones. */
+export const ACCOUNTS = Array.from({ length: LARGE_ACCOUNTS + MEDIUM_ACCOUNTS }, (_, i) => i);
+
+export function perAccount(query: string): ApiGet[] {
+  return ACCOUNTS.map((account) => ({ path: `${LIST_PATH}?${query}`, secret: benchSecret(account) }));
+}
+
+/** Name, surname, e-mail and external-id fragments, from rare (one surname) to common (a domain). */
+const Q_FRAGMENTS = ['garc', 'lovelace', 'ann', 'user-42', 'tanaka', 'example.de', 'okafor', 'sofia'];
+
+/** Every account with every fragment, interleaved so consecutive requests differ in both. */
+export function qRequests(): ApiGet[] {
+  return ACCOUNTS.flatMap((account, i) =>
+    Q_FRAGMENTS.map((_, j) => ({
+      path: `${LIST_PATH}?q=${encodeURIComponent(Q_FRAGMENTS[(i + j) % Q_FRAGMENTS.length] as string)}`,
+      secret: benchSecret(account),
+    })),
   );
-const LAST_NAMES =
-  'Lovelace Turing Hopper Torvalds Hamilton Ritchie Liskov Thompson Allen Dijkstra Perlman Knuth Smith Johnson Williams Brown Jones Garcia Martinez Rodriguez Hernandez Lopez Gonzalez Wilson Anderson Taylor Moore Jackson Martin Lee Nguyen Tanaka Yamamoto Suzuki Sato Kim Park Wang Zhang Li Patel Sharma Singh Khan Okafor Adeyemi Mensah Ivanova Petrov Novak Kowalski Muller Schmidt Rossi Bianchi Dubois Lefebvre Andersson Johansson Hansen Silva Santos'.split(
-    ' ',
-  );
-const EMAIL_DOMAINS = ['example.com', 'mail.example.org', 'inbox.example.net', 'corp.example.io', 'post.example.de'];
-const COUNTRIES = ['GB', 'US', 'DE', 'FR', 'ES', 'IT', 'NL', 'PL', 'SE', 'NG', 'IN', 'JP', 'BR', 'CA'];
-const PLANS = ['gold', 'silver', 'basic'];
+}
 
 /**
- * One INSERT … SELECT over generate_series(from, to). Every attribute comes from hashint8 of the row
- * number, so the data set is the same on every seed. created_at grows with n (one slot of
- * window/1M per row, ms jitter inside the slot), so the UUIDv7-shaped ids built from it are
- * time-ordered and the primary key is appended to, not scattered.
+ * Verifications `from`..`to` of the window ending at `windowEnd` (SQL): created_at grows with n (one
+ * slot of window/1M per row, ms jitter inside the slot), so the UUIDv7-shaped ids built from it are
+ * time-ordered and the primary key is appended to, not scattered. 45 % go to the large accounts,
+ * 40.5 % to the medium ones; most users finish within the hour and are decided in minutes, some never.
  */
-function verificationsInsert(windowEndParam: string, from: number, to: number): string {
+function listRows(windowEnd: string, from: number, to: number): string {
   const slotMs = Math.floor((SEED_WINDOW_DAYS * 86_400_000) / VERIFICATION_COUNT);
   const medium = LARGE_ACCOUNTS + MEDIUM_ACCOUNTS;
-  return `
-    WITH base AS (
-      SELECT n,
-        (hashint8(n::bigint * 8 + 1)::bigint + 2147483648) AS h1,
-        (hashint8(n::bigint * 8 + 2)::bigint + 2147483648) AS h2,
-        (hashint8(n::bigint * 8 + 3)::bigint + 2147483648) AS h3,
-        (hashint8(n::bigint * 8 + 4)::bigint + 2147483648) AS h4,
-        (hashint8(n::bigint * 8 + 5)::bigint + 2147483648) AS h5,
-        ${windowEndParam}::timestamptz - interval '${SEED_WINDOW_DAYS} days'
-          + ((n::bigint - 1) * ${slotMs} + (hashint8(n::bigint * 8 + 6)::bigint + 2147483648) % ${slotMs}) * interval '1 millisecond'
-          AS created
-      FROM generate_series(${from}, ${to}) AS n
-    ), shaped AS (
-      SELECT *,
-        CASE WHEN h1 % 1000000 < 450000 THEN h1 % ${LARGE_ACCOUNTS}
-             WHEN h1 % 1000000 < 855000 THEN ${LARGE_ACCOUNTS} + h1 % ${MEDIUM_ACCOUNTS}
-             ELSE ${medium} + h1 % ${ACCOUNT_COUNT - medium} END AS account_index,
-        -- Most users finish within the hour and are decided in minutes; some never finish.
-        CASE WHEN created > ${windowEndParam}::timestamptz - interval '1 hour' THEN
+  return verificationRows(from, to, {
+    created: `${windowEnd}::timestamptz - interval '${SEED_WINDOW_DAYS} days'
+      + ((n::bigint - 1) * ${slotMs} + h6 % ${slotMs}) * interval '1 millisecond'`,
+    account: `CASE WHEN h1 % 1000000 < 450000 THEN h1 % ${LARGE_ACCOUNTS}
+                   WHEN h1 % 1000000 < 855000 THEN ${LARGE_ACCOUNTS} + h1 % ${MEDIUM_ACCOUNTS}
+                   ELSE ${medium} + h1 % ${ACCOUNT_COUNT - medium} END`,
+    status: `CASE WHEN created > ${windowEnd}::timestamptz - interval '1 hour' THEN
                CASE WHEN h2 % 100 < 40 THEN 'pending' WHEN h2 % 100 < 70 THEN 'processing'
                     WHEN h2 % 100 < 92 THEN 'approved' ELSE 'rejected' END
              ELSE
                CASE WHEN h2 % 100 < 6 THEN 'pending' WHEN h2 % 100 < 8 THEN 'processing'
-                    WHEN h2 % 100 < 78 THEN 'approved' ELSE 'rejected' END END AS status,
-        (${textArray(FIRST_NAMES)})[1 + h3 % ${FIRST_NAMES.length}] AS first_name,
-        (${textArray(LAST_NAMES)})[1 + (h3 / ${FIRST_NAMES.length}) % ${LAST_NAMES.length}] AS last_name,
-        created + (h4 % 600000) * interval '1 millisecond' AS submitted,
-        created + (h4 % 600000 + 1000 + h5 % 3600000) * interval '1 millisecond' AS decided,
-        floor(extract(epoch FROM created) * 1000)::bigint AS created_ms,
-        md5(n::text) AS rnd
-      FROM base
-    )
-    INSERT INTO verifications (id, account_id, external_user_id, status, version, created_at, updated_at,
-                               submitted_at, decided_at, applicant, document, rejection_reasons, metadata)
-    SELECT
-      (lpad(to_hex(created_ms), 12, '0') || '7' || substr(rnd, 1, 3) || substr('89ab', 1 + (h5 % 4)::int, 1)
-        || substr(rnd, 4, 15))::uuid,
-      ${accountIdSql('account_index')},
-      'user-' || (h5 % 10000000),
-      status,
-      CASE status WHEN 'pending' THEN CASE WHEN h2 % 10 = 0 THEN 3 ELSE 1 END WHEN 'processing' THEN 2 ELSE 3 END,
-      created,
-      CASE status WHEN 'pending' THEN CASE WHEN h2 % 10 = 0 THEN decided ELSE created END
-                  WHEN 'processing' THEN submitted ELSE decided END,
-      CASE WHEN status = 'pending' AND h2 % 10 <> 0 THEN NULL ELSE submitted END,
-      CASE WHEN status IN ('approved', 'rejected') THEN decided END,
-      CASE WHEN status = 'pending' AND h3 % 5 = 0 THEN NULL ELSE jsonb_build_object(
-        'first_name', first_name,
-        'last_name', last_name,
-        'date_of_birth', to_char(date '1950-01-01' + (h4 % 20000)::int, 'YYYY-MM-DD'),
-        'email', lower(first_name) || '.' || lower(last_name) || (h5 % 1000) || '@'
-                 || (${textArray(EMAIL_DOMAINS)})[1 + h4 % ${EMAIL_DOMAINS.length}]) END,
-      CASE WHEN status = 'pending' THEN NULL ELSE jsonb_build_object(
-        'type', (${textArray(DOCUMENT_TYPES)})[1 + h5 % ${DOCUMENT_TYPES.length}],
-        'country', (${textArray(COUNTRIES)})[1 + h3 % ${COUNTRIES.length}]) END,
-      CASE WHEN status = 'rejected'
-           THEN ARRAY[(${textArray(REJECTION_REASONS)})[1 + h4 % ${REJECTION_REASONS.length}]] ELSE '{}' END,
-      CASE WHEN h1 % 2 = 0 THEN jsonb_build_object('plan', (${textArray(PLANS)})[1 + h2 % ${PLANS.length}])
-           ELSE '{}'::jsonb END
-    FROM shaped`;
+                    WHEN h2 % 100 < 78 THEN 'approved' ELSE 'rejected' END END`,
+  });
 }
 
-/** True when the database exists and holds this seed version's complete data set. */
+/** True when the database exists and holds this seed version's complete data set (the import of main.ts aside). */
 async function isSeeded(databaseUrl: string): Promise<boolean> {
   const client = new Client({ connectionString: databaseUrl });
   try {
     await client.connect();
     const { rows } = await client.query<{ version: number; n: number }>(
-      'SELECT version, (SELECT count(*)::int FROM verifications) AS n FROM bench_seed',
+      `SELECT version, (SELECT count(*)::int FROM verifications
+                         WHERE account_id <> ${accountIdSql(String(IMPORT_ACCOUNT))}) AS n FROM bench_seed`,
     );
     const [marker] = rows;
     return rows.length === 1 && marker?.version === SEED_VERSION && marker.n === VERIFICATION_COUNT;
@@ -116,29 +94,25 @@ async function isSeeded(databaseUrl: string): Promise<boolean> {
  * missing, incomplete, older or `force`d is built again from the migrations, so the measured schema
  * is always the migrations' schema.
  */
-export async function prepareBenchDatabase(databaseUrl: string, force: boolean, log: (line: string) => void) {
+export async function prepareBenchDatabase(databaseUrl: string, force: boolean) {
   if (!force && (await isSeeded(databaseUrl))) {
-    const applied = await runMigrations(databaseUrl);
-    log(
-      `bench database already seeded${applied.length ? `; applied ${applied.join(', ')}` : ''} (--reseed rebuilds it)`,
-    );
+    const applied = (await runMigrations(databaseUrl)).map((name) => `; applied ${name}`);
+    log(`bench database already seeded${applied.join('')} (--reseed rebuilds it)`);
     return;
   }
   await recreateBenchDatabase(databaseUrl);
   const windowEnd = `'${new Date(Math.floor(Date.now() / 60_000) * 60_000 - 2 * 3_600_000).toISOString()}'`;
-  const shape = {
-    accounts: ACCOUNT_COUNT,
-    createdAt: `${windowEnd}::timestamptz - interval '400 days'`,
-    tables: ['verifications'],
-  };
-  const seconds = await seedBenchDatabase(databaseUrl, shape, log, async (_client, progress) => {
-    progress(`inserting ${VERIFICATION_COUNT.toLocaleString('en')} verifications`);
-    const half = VERIFICATION_COUNT / 2;
-    await inParallel(databaseUrl, [
-      verificationsInsert(windowEnd, 1, half),
-      verificationsInsert(windowEnd, half + 1, VERIFICATION_COUNT),
-    ]);
-  });
+  const shape = { accounts: ACCOUNT_COUNT, createdAt: `${windowEnd}::timestamptz - interval '400 days'` };
+  const seconds = await seedBenchDatabase(
+    databaseUrl,
+    { ...shape, tables: ['verifications'] },
+    async (_client, progress) => {
+      progress(`inserting ${VERIFICATION_COUNT.toLocaleString('en')} verifications`);
+      const half = VERIFICATION_COUNT / 2;
+      const halves = [listRows(windowEnd, 1, half), listRows(windowEnd, half + 1, VERIFICATION_COUNT)];
+      await insertVerifications(databaseUrl, halves);
+    },
+  );
   // Last: the marker says the data set is complete.
   await inParallel(databaseUrl, [
     `CREATE TABLE bench_seed AS SELECT ${SEED_VERSION}::int AS version, ${VERIFICATION_COUNT}::bigint AS verifications,

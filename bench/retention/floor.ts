@@ -7,19 +7,14 @@ import { Client } from 'pg';
  * the same number of rows of the same shape. Both pools are younger than the default
  * WEBHOOK_EVENT_RETENTION_DAYS (90): the pass deletes no event, its deletion step finds nothing.
  */
-export interface AgeWindow {
-  minDays: number;
-  maxDays: number;
-  /** Keeps the two pools' hashed attributes apart. */
-  salt: number;
-}
+export type AgeWindow = Record<'minDays' | 'maxDays', number>;
 
 export const PII_RETENTION_DAYS = 30;
 /** The floor's rows are those aged between this and PII_RETENTION_DAYS. */
 export const FLOOR_SELECTS_FROM_DAYS = 20;
 
-export const SERVICE_POOL: AgeWindow = { minDays: 31, maxDays: 88, salt: 1 };
-export const FLOOR_POOL: AgeWindow = { minDays: 21, maxDays: 28, salt: 11 };
+export const SERVICE_POOL: AgeWindow = { minDays: 31, maxDays: 88 };
+export const FLOOR_POOL: AgeWindow = { minDays: 21, maxDays: 28 };
 
 // The contract's values, written out: a floor imports nothing of src/.
 const REDACTED_EXTERNAL_USER_ID = '[redacted]';
@@ -29,9 +24,8 @@ const NO_WEBHOOK_URL = 'no_webhook_url';
 /** An ISO 8601 UTC timestamp with milliseconds in SQL, as the service's JSON has them. */
 export const iso = (value: string): string => `to_char(${value} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 /** A UUIDv7 (time-ordered, like the service's uuid v7) made in SQL; `seed` makes it one per row. */
-const uuidV7 = (
-  seed: string,
-): string => `(lpad(to_hex(floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint), 12, '0')
+const uuidV7 = (seed: string): string =>
+  `(lpad(to_hex(floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint), 12, '0')
   || '7' || substr(md5(random()::text || ${seed}), 1, 3) || '8' || substr(md5(random()::text || ${seed}), 4, 15))::uuid`;
 
 /**

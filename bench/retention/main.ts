@@ -12,26 +12,21 @@ import { join } from 'node:path';
 import Redis from 'ioredis';
 import { Client } from 'pg';
 import { REDACT_BATCH } from 'src/retention/retention.service';
-import {
-  benchDatabaseUrlFrom,
-  cleanRedisPrefixes,
-  describeMachine,
-  dropBenchDatabase,
-  recreateBenchDatabase,
-} from '../harness/db';
+import { dropBenchDatabase, freshBench } from '../harness/db';
 import { FlagError, parseFlags } from '../harness/flags';
 import { pacedLoad } from '../harness/loads';
-import { cpuSeconds, runBench, startService } from '../harness/processes';
-import { fmt, footer, load1, log, table, verdict } from '../harness/report';
+import { BenchProcess, cpuSeconds, postgresCpuSeconds, runBench, startService } from '../harness/processes';
+import { fmt, footer, log, table, verdict } from '../harness/report';
 import { REDIS_URL, benchSecret, serviceEnv } from '../harness/service-env';
 import { Tally } from '../harness/slices';
 import { checkErasure } from './checks';
-import { PausableWorker } from './pausable-worker';
-import { seed } from './seed';
 import { FLOOR_SELECTS_FROM_DAYS, PII_RETENTION_DAYS, connectFloor } from './floor';
+import type { GateMessage, GateReply } from './pass-gate';
+import { seed } from './seed';
 
 const QUEUE_PREFIX = 'kyc_retbench';
-type Kind = 'none' | 'pass' | 'floor';
+const KINDS = ['pass', 'floor', 'none'] as const;
+type Kind = (typeof KINDS)[number];
 
 function parseOptions(argv: string[]) {
   const integers = { verifications: 100_000, accounts: 100, recent: 100, rate: 200, slice: 5, warmup: 5 };
@@ -46,16 +41,26 @@ const remaining = (minDays: number, maxDays: number): string =>
      AND coalesce(decided_at, updated_at) < now() - make_interval(days => ${minDays})
      AND coalesce(decided_at, updated_at) >= now() - make_interval(days => ${maxDays})`;
 
+/** The bench's side of pass-gate.ts: `pause` resolves once the batch and the jobs under way have ended. */
+function gateOf(worker: BenchProcess) {
+  let seq = 0;
+  const waiting = new Map<number, () => void>();
+  worker.child.on('message', (reply: GateReply) => waiting.get(reply.paused)?.());
+  const send = (message: GateMessage): boolean => worker.child.send(message);
+  const pause = (): Promise<void> =>
+    new Promise((resolve, reject) => {
+      const [n, timer] = [++seq, setTimeout(() => reject(new Error('the worker did not pause within 60 s')), 60_000)];
+      waiting.set(n, () => resolve(void (clearTimeout(timer), waiting.delete(n))));
+      send({ gate: 'close', seq: n });
+    });
+  return { pause, resume: () => send({ gate: 'open' }) };
+}
+
 runBench('bench:retention', parseOptions, async (options, lab) => {
-  const databaseUrl = benchDatabaseUrlFrom('BENCH_RETENTION_DATABASE_URL', 'kyc_retention_bench');
-  const loadAtStart = load1();
-  await recreateBenchDatabase(databaseUrl);
+  const databaseUrl = await freshBench(lab, 'BENCH_RETENTION_DATABASE_URL', 'kyc_retention_bench', [QUEUE_PREFIX]);
   if (!options['keep-database']) lab.defer(() => dropBenchDatabase(databaseUrl));
-  const seconds = await seed(databaseUrl, options.accounts, options.verifications, options.recent, log);
+  const seconds = await seed(databaseUrl, options.accounts, options.verifications, options.recent);
   log(`seeded in ${fmt(seconds, 1)} s`);
-  await cleanRedisPrefixes(REDIS_URL, [QUEUE_PREFIX]);
-  lab.defer(() => cleanRedisPrefixes(REDIS_URL, [QUEUE_PREFIX]));
-  const machine = await describeMachine(databaseUrl);
   const env = serviceEnv(databaseUrl, QUEUE_PREFIX);
   const db = new Client({ connectionString: databaseUrl });
   await db.connect();
@@ -66,144 +71,95 @@ runBench('bench:retention', parseOptions, async (options, lab) => {
   lab.defer(() => redis.disconnect());
   const floor = await connectFloor(databaseUrl);
   lab.defer(() => floor.close());
-  const [serviceSql, floorSql] = [
-    remaining(PII_RETENTION_DAYS, 36_500),
-    remaining(FLOOR_SELECTS_FROM_DAYS, PII_RETENTION_DAYS),
-  ];
+  const serviceSql = remaining(PII_RETENTION_DAYS, 36_500);
+  const floorSql = remaining(FLOOR_SELECTS_FROM_DAYS, PII_RETENTION_DAYS);
   const [serviceAged, floorAged] = [await count(serviceSql), await count(floorSql)];
   const api = await lab.start(startService('api', { ...env, APP_ROLE: 'api' }));
   // info: the pass logs one line when it ends, which is how the bench sees its pool empty.
-  const workerEnv = {
-    ...env,
-    APP_ROLE: 'worker',
-    LOG_LEVEL: 'info',
-    PII_RETENTION_DAYS: String(PII_RETENTION_DAYS),
-    RETENTION_INTERVAL_MS: '100',
-  };
-  const workerProcess = await lab.start(
+  const retention = { PII_RETENTION_DAYS: String(PII_RETENTION_DAYS), RETENTION_INTERVAL_MS: '100' };
+  const workerEnv = { ...env, APP_ROLE: 'worker', LOG_LEVEL: 'info', ...retention };
+  const worker = await lab.start(
     startService('worker', workerEnv, { nodeArgs: ['--require', join(__dirname, 'pass-gate.js')], ipc: true }),
   );
-  const worker = new PausableWorker(workerProcess);
-  const requests = Array.from({ length: options.accounts }, (_, i) => ({
-    path: '/api/v1/public/kyc/verifications?limit=20',
-    secret: benchSecret(i),
-  }));
+  const gate = gateOf(worker);
+  const path = '/api/v1/public/kyc/verifications?limit=20';
+  const requests = Array.from({ length: options.accounts }, (_, i) => ({ path, secret: benchSecret(i) }));
   const list = pacedLoad(api.url, requests, options.rate);
+  const queued = (state: string): Promise<number> => redis.llen(`${QUEUE_PREFIX}:webhook-deliveries:${state}`);
   const passDone = async (): Promise<boolean> =>
-    /retention: redacted \d+ verification/.test(workerProcess.output.join('')) &&
-    (await redis.llen(`${QUEUE_PREFIX}:webhook-deliveries:wait`)) +
-      (await redis.llen(`${QUEUE_PREFIX}:webhook-deliveries:active`)) ===
-      0;
+    /retention: redacted \d+ verification/.test(worker.output.join('')) &&
+    (await queued('wait')) + (await queued('active')) === 0;
   log(`warm-up: ${options.warmup} s of the list with the pass running, then as long with the floor (not counted)`);
   await list(options.warmup, new Tally());
-  await worker.pause();
+  await gate.pause();
   const warmUntil = performance.now() + options.warmup * 1000;
   while (performance.now() < warmUntil && (await floor.batch(REDACT_BATCH)) === REDACT_BATCH);
-  worker.takeRunningSeconds();
   const [serviceTotal, floorStart] = [await count(serviceSql), await count(floorSql)];
-  let floorLeft = floorStart;
+  let [floorLeft, done] = [floorStart, false];
 
-  const tallies = { none: new Tally(api.child.pid), pass: new Tally(api.child.pid), floor: new Tally(api.child.pid) };
-  const redacted = { pass: { rows: 0, seconds: 0, cpu: 0 }, floor: { rows: 0, seconds: 0, cpu: 0 } };
-  // Worker + PostgreSQL CPU and wall time per kind of slice: the list alone's rate is subtracted.
-  const used = { none: [0, 0], pass: [0, 0], floor: [0, 0] };
-  const backendCpu = async (): Promise<number> => {
-    const { rows } = await db.query<{ pid: number }>(
-      'SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()',
-    );
-    return rows.reduce((sum, row) => sum + (cpuSeconds(row.pid) || 0), 0);
-  };
-  /** The list for one slice, counted into `kind`, while `work` runs beside it. */
-  const slice = async (kind: Kind, work: () => Promise<void>): Promise<void> => {
-    await Promise.all([list(options.slice, tallies[kind]), work()]);
-  };
-  let done = false;
-  for (let round = 0; !done; round++) {
-    const kinds: Kind[] = ['pass', 'floor', 'none'];
-    for (const kind of [...kinds.slice(round % 3), ...kinds.slice(0, round % 3)]) {
-      const [before, rowsBefore] = [
-        cpuSeconds(workerProcess.child.pid) + (await backendCpu()),
-        kind === 'pass' ? await count(serviceSql) : floorLeft,
-      ];
-      if (kind === 'pass' && !done) {
-        await slice('pass', async () => {
-          worker.resume();
-          const deadline = performance.now() + options.slice * 1000;
-          while (performance.now() < deadline && !(done = await passDone()))
-            await new Promise((r) => setTimeout(r, 10));
-        });
-        if (!done) await worker.pause();
-        redacted.pass.seconds += worker.takeRunningSeconds();
-        redacted.pass.rows += rowsBefore - (await count(serviceSql));
-      } else if (kind === 'floor' && floorLeft > 0) {
-        await slice('floor', async () => {
-          const t0 = performance.now();
-          const deadline = t0 + options.slice * 1000;
-          for (let n = REDACT_BATCH; n === REDACT_BATCH && performance.now() < deadline; floorLeft -= n)
-            n = await floor.batch(REDACT_BATCH);
-          redacted.floor.seconds += (performance.now() - t0) / 1000;
-        });
-        redacted.floor.rows += rowsBefore - floorLeft;
-      } else if (kind === 'none') await slice('none', () => Promise.resolve());
-      else continue;
-      used[kind] = [
-        (used[kind][0] ?? 0) + cpuSeconds(workerProcess.child.pid) + (await backendCpu()) - before,
-        (used[kind][1] ?? 0) + options.slice,
-      ];
+  const tallies = { pass: new Tally(api.child.pid), floor: new Tally(api.child.pid), none: new Tally(api.child.pid) };
+  // Per kind of slice: rows redacted, seconds redacting, worker + PostgreSQL CPU seconds, seconds of slice.
+  const work = { pass: [0, 0, 0, 0], floor: [0, 0, 0, 0], none: [0, 0, 0, 0] };
+  /** Redacts until `deadline` (or the pool is empty); returns the rows the floor redacted. */
+  const redact = async (kind: Kind, deadline: number): Promise<number> => {
+    if (kind === 'pass') {
+      gate.resume();
+      while (performance.now() < deadline && !(done = await passDone())) await new Promise((r) => setTimeout(r, 10));
+      if (!done) await gate.pause();
     }
-    log(
-      `round ${round + 1}: pass ${redacted.pass.rows} of ${serviceTotal}, floor ${redacted.floor.rows} of ${floorStart}; list p99 so far none / pass / floor ${(['none', 'pass', 'floor'] as const).map((k) => tallies[k].measured().p99).join(' / ')} ms`,
-    );
-    if (round >= 1 && redacted.pass.rows === 0) throw new Error('the pass makes no progress');
+    let rows = 0;
+    for (let n = REDACT_BATCH; kind === 'floor' && n === REDACT_BATCH && performance.now() < deadline; rows += n)
+      n = await floor.batch(REDACT_BATCH);
+    floorLeft -= rows;
+    return rows;
+  };
+  for (let round = 0; !done; round++) {
+    for (const kind of [...KINDS.slice(round % 3), ...KINDS.slice(0, round % 3)]) {
+      if ((kind === 'pass' && done) || (kind === 'floor' && floorLeft === 0)) continue;
+      const pool = kind === 'pass' ? await count(serviceSql) : 0;
+      const cpu = cpuSeconds(worker.child.pid) + postgresCpuSeconds();
+      const t0 = performance.now();
+      const running = redact(kind, t0 + options.slice * 1000).then((rows) => [rows, performance.now() - t0]);
+      const [, [rows = 0, ms = 0]] = await Promise.all([list(options.slice, tallies[kind]), running]);
+      const [r = 0, s = 0, c = 0, w = 0] = work[kind];
+      const used = cpuSeconds(worker.child.pid) + postgresCpuSeconds() - cpu;
+      const redacted = kind === 'pass' ? pool - (await count(serviceSql)) : rows;
+      work[kind] = [r + redacted, s + (kind === 'none' ? 0 : ms / 1000), c + used, w + options.slice];
+    }
+    const p99s = KINDS.map((k) => tallies[k].measured().p99).join(' / ');
+    const line = `round ${round + 1}: pass ${work.pass[0]} of ${serviceTotal}, floor ${work.floor[0]} of ${floorStart}; list p99 so far pass / floor / none ${p99s} ms`;
+    log(line);
+    if (round >= 1 && work.pass[0] === 0) throw new Error('the pass makes no progress');
   }
   const problems = await checkErasure(db, serviceAged, floorAged - floorLeft);
-  const m = { none: tallies.none.measured(), pass: tallies.pass.measured(), floor: tallies.floor.measured() };
-  const rate = (k: 'pass' | 'floor'): number => redacted[k].rows / redacted[k].seconds;
-  const [noneCpu = 0, noneSeconds = 1] = used.none;
-  for (const k of ['pass', 'floor'] as const)
-    redacted[k].cpu = (used[k][0] ?? 0) - (noneCpu / noneSeconds) * (used[k][1] ?? 0);
+  const m = { pass: tallies.pass.measured(), floor: tallies.floor.measured(), none: tallies.none.measured() };
   log();
-  log(
-    `${options.accounts} accounts; ${fmt(serviceTotal)} aged verifications for the pass, ${fmt(floorStart)} for the floor, 3 events each; the list at ${options.rate} first pages/s, open loop; slices of ${options.slice} s; REDACT_BATCH=${REDACT_BATCH}.`,
-  );
-  log(
-    table(
-      ['list first page, paced', 'requests', 'p50 ms', 'p99 ms', 'p99 ÷ none', 'api CPU µs/request'],
-      (['none', 'pass', 'floor'] as const).map((k) => [
-        k,
-        fmt(m[k].requests),
-        fmt(m[k].p50),
-        fmt(m[k].p99),
-        fmt(m[k].p99 / m.none.p99, 2),
-        fmt(m[k].cpuUsPerRequest),
-      ]),
-    ),
-  );
+  const setup = `${options.accounts} accounts; ${fmt(serviceTotal)} aged verifications for the pass, ${fmt(floorStart)} for the floor, 3 events each; the list at ${options.rate} first pages/s, open loop; slices of ${options.slice} s; REDACT_BATCH=${REDACT_BATCH}.`;
+  log(setup);
+  const listRow = (k: Kind): string[] => [
+    k,
+    ...[m[k].requests, m[k].p50, m[k].p99].map((n) => fmt(n)),
+    fmt(m[k].p99 / m.none.p99, 2),
+    fmt(m[k].cpuMs, 3),
+  ];
+  const listHeader = ['list first page, paced', 'requests', 'p50 ms', 'p99 ms', 'p99 ÷ none', 'api CPU ms/request'];
+  log(table(listHeader, (['none', 'pass', 'floor'] as const).map(listRow)));
   log();
-  log(
-    table(
-      [
-        'redaction, under the list load',
-        'verifications',
-        'seconds running',
-        'verifications/s',
-        'CPU µs/verification beyond the list alone (worker + PostgreSQL)',
-      ],
-      (['pass', 'floor'] as const).map((k) => [
-        k,
-        fmt(redacted[k].rows),
-        fmt(redacted[k].seconds, 1),
-        fmt(rate(k)),
-        fmt((redacted[k].cpu / redacted[k].rows) * 1e6),
-      ]),
-    ),
-  );
+  // Redacting: the worker's and PostgreSQL's CPU beyond what they use in as long with the list alone.
+  const [, , noneCpu = 0, noneWall = 1] = work.none;
+  const rate = (k: 'pass' | 'floor'): number => (work[k][0] ?? 0) / (work[k][1] ?? 0);
+  const redactRow = (k: 'pass' | 'floor'): string[] => {
+    const [rows = 0, seconds = 0, cpu = 0, wall = 0] = work[k];
+    return [k, fmt(rows), fmt(seconds, 1), fmt(rate(k)), fmt(((cpu - (noneCpu / noneWall) * wall) / rows) * 1e6)];
+  };
+  const redactHeader = ['redaction, under the list load', 'verifications', 'seconds running', 'verifications/s'];
+  const beyond = 'CPU µs/verification beyond the list alone (worker + PostgreSQL)';
+  log(table([...redactHeader, beyond], (['pass', 'floor'] as const).map(redactRow)));
   log();
   const target = `list p99 while the pass runs within 1.3 x the list alone (${m.pass.p99} vs ${m.none.p99} ms)`;
   log(verdict(m.pass.p99 <= 1.3 * m.none.p99, target));
-  log(
-    `info  the pass redacts at ${fmt(rate('pass') / rate('floor'), 2)} x the floor's rate; list p99 while the floor redacts: ${fmt(m.floor.p99 / m.none.p99, 2)} x the list alone`,
-  );
+  const info = `info  the pass redacts at ${fmt(rate('pass') / rate('floor'), 2)} x the floor's rate; list p99 while the floor redacts: ${fmt(m.floor.p99 / m.none.p99, 2)} x the list alone`;
+  log(info);
   for (const problem of problems) log(`WARNING: ${problem}`);
-  footer(machine, loadAtStart, m.none.failures + m.pass.failures + m.floor.failures);
+  await footer(databaseUrl, m.none.failures + m.pass.failures + m.floor.failures);
 });

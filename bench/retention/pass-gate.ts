@@ -13,19 +13,14 @@ import { VerificationRedactor } from 'src/verifications/verification-redactor.se
 import { WebhookDeliveryProcessor } from 'src/webhooks/webhook-delivery.processor';
 
 export type GateMessage = { gate: 'close'; seq: number } | { gate: 'open' };
-export interface GateReply {
-  paused: number;
-}
+export type GateReply = { paused: number };
 
-let closed = false;
+let [closed, closeSeq, running] = [false, 0, 0];
 let opened: Promise<void> = Promise.resolve();
 let open: () => void = () => undefined;
-let closeSeq = 0;
-let running = 0;
 
-function reportIfPaused(): void {
-  if (closed && running === 0) process.send?.({ paused: closeSeq } satisfies GateReply);
-}
+const reportIfPaused = (): void =>
+  void (closed && running === 0 && process.send?.({ paused: closeSeq } satisfies GateReply));
 
 function gated<A extends unknown[], R>(work: (...args: A) => Promise<R>): (...args: A) => Promise<R> {
   return async function (this: unknown, ...args: A): Promise<R> {
@@ -45,11 +40,8 @@ WebhookDeliveryProcessor.prototype.process = gated(WebhookDeliveryProcessor.prot
 
 process.on('message', (message: GateMessage) => {
   if (message.gate === 'close') {
-    closeSeq = message.seq;
-    if (!closed) {
-      closed = true;
-      opened = new Promise((resolve) => (open = resolve));
-    }
+    if (!closed) opened = new Promise((resolve) => (open = resolve));
+    [closed, closeSeq] = [true, message.seq];
     reportIfPaused();
   } else if (closed) {
     closed = false;

@@ -1,77 +1,29 @@
-import { DOCUMENT_TYPES, REJECTION_REASONS } from 'src/verifications/verification.types';
-import { accountIdSql, inParallel, seedBenchDatabase, textArray } from '../harness/db';
+import { inParallel, insertVerifications, seedBenchDatabase, uuidV7Sql, verificationRows } from '../harness/seed';
+import { fmt } from '../harness/report';
 import { FLOOR_POOL, SERVICE_POOL, iso, type AgeWindow } from './floor';
 
-const FIRST_NAMES = ['Ada', 'Alan', 'Grace', 'Linus', 'Margaret', 'Dennis', 'Barbara', 'Sofia', 'Wei', 'Amara'];
-const LAST_NAMES = ['Lovelace', 'Turing', 'Hopper', 'Torvalds', 'Hamilton', 'Okafor', 'Tanaka', 'Garcia', 'Novak'];
-const COUNTRIES = ['GB', 'US', 'DE', 'FR', 'ES', 'IT', 'NL', 'PL', 'SE', 'NG', 'IN', 'JP', 'BR', 'CA'];
-const PLANS = ['gold', 'silver', 'basic'];
-
-/** A UUIDv7-shaped id from a timestamp and a seed text, like the service's (time-ordered). */
-function uuidV7Sql(at: string, seed: string): string {
-  return `(lpad(to_hex(floor(extract(epoch FROM ${at}) * 1000)::bigint), 12, '0') || '7' || substr(md5(${seed}), 1, 3)
-           || substr('89ab', 1 + (get_byte(decode(md5(${seed}), 'hex'), 15) % 4), 1) || substr(md5(${seed}), 4, 15))::uuid`;
-}
-
 /**
- * Verifications n = from..to of a pool, decided inside its age window, oldest first (so heap and
- * ids are in time order, as a live table's are). Every attribute comes from hashint8(n), so every
- * seed is the same. Applicant, document and metadata are filled; a quarter are rejected.
+ * `total` verifications of a pool, numbered from `first`, created inside its age window (less 2 h,
+ * so the decision, within 70 minutes, stays inside too), oldest first, so heap and ids are in time
+ * order as a live table's are; all decided, a quarter rejected.
  */
-function agedVerificationsInsert(window: AgeWindow, total: number, accounts: number, nowParam: string): string {
-  const spanMs = (window.maxDays - window.minDays) * 86_400_000;
-  const slotMs = Math.floor(spanMs / total);
-  return `
-    WITH base AS (
-      SELECT n,
-        (hashint8(n::bigint * 8 + ${window.salt})::bigint + 2147483648) AS h1,
-        (hashint8(n::bigint * 8 + ${window.salt + 1})::bigint + 2147483648) AS h2,
-        (hashint8(n::bigint * 8 + ${window.salt + 2})::bigint + 2147483648) AS h3,
-        (hashint8(n::bigint * 8 + ${window.salt + 3})::bigint + 2147483648) AS h4,
-        date_trunc('milliseconds', ${nowParam}::timestamptz - interval '${window.maxDays} days'
-          + ((n::bigint - 1) * ${slotMs} + (hashint8(n::bigint * 8 + ${window.salt + 4})::bigint + 2147483648) % ${slotMs})
-            * interval '1 millisecond') AS decided
-      FROM generate_series(1, ${total}) AS n
-    ), shaped AS (
-      SELECT *,
-        decided - (120000 + h2 % 3600000) * interval '1 millisecond' AS created,
-        (${textArray(FIRST_NAMES)})[1 + h3 % ${FIRST_NAMES.length}] AS first_name,
-        (${textArray(LAST_NAMES)})[1 + (h3 / ${FIRST_NAMES.length}) % ${LAST_NAMES.length}] AS last_name,
-        CASE WHEN h4 % 4 = 0 THEN 'rejected' ELSE 'approved' END AS status
-      FROM base
-    )
-    INSERT INTO verifications (id, account_id, external_user_id, status, version, created_at, updated_at,
-                               submitted_at, decided_at, applicant, document, rejection_reasons, metadata)
-    SELECT ${uuidV7Sql('created', `'${window.salt}-' || n`)},
-      ${accountIdSql(`(h1 % ${accounts})`)},
-      'user-' || (h1 % 10000000),
-      status, 3, created, decided,
-      created + (1000 + h3 % 60000) * interval '1 millisecond',
-      decided,
-      jsonb_build_object('first_name', first_name, 'last_name', last_name,
-        'date_of_birth', to_char(date '1950-01-01' + (h4 % 20000)::int, 'YYYY-MM-DD'),
-        'email', lower(first_name) || '.' || lower(last_name) || (h2 % 1000) || '@example.com'),
-      jsonb_build_object('type', (${textArray(DOCUMENT_TYPES)})[1 + h2 % ${DOCUMENT_TYPES.length}],
-        'country', (${textArray(COUNTRIES)})[1 + h4 % ${COUNTRIES.length}]),
-      CASE WHEN status = 'rejected' THEN ARRAY[(${textArray(REJECTION_REASONS)})[1 + h3 % ${REJECTION_REASONS.length}]]
-           ELSE '{}' END,
-      jsonb_build_object('plan', (${textArray(PLANS)})[1 + h1 % ${PLANS.length}], 'source', 'web')
-    FROM shaped`;
+function agedRows(window: AgeWindow, first: number, total: number, accounts: number, now: string): string {
+  const slotMs = Math.floor(((window.maxDays - window.minDays) * 86_400_000 - 7_200_000) / total);
+  return verificationRows(first, first + total - 1, {
+    created: `${now}::timestamptz - interval '${window.maxDays} days'
+      + ((n::bigint - ${first}) * ${slotMs} + h6 % ${slotMs}) * interval '1 millisecond'`,
+    account: `h1 % ${accounts}`,
+    status: `CASE WHEN h2 % 4 = 0 THEN 'rejected' ELSE 'approved' END`,
+  });
 }
 
-/** Recent verifications (created in the last day, never aged): what the list's first pages show. */
-function recentVerificationsInsert(accounts: number, perAccount: number, nowParam: string): string {
-  return `
-    INSERT INTO verifications (id, account_id, external_user_id, status, version, created_at, updated_at,
-                               submitted_at, decided_at, applicant, document, rejection_reasons, metadata)
-    SELECT ${uuidV7Sql('created', `'recent-' || n`)}, ${accountIdSql(`(n % ${accounts})`)}, 'user-r' || n,
-      'approved', 3, created, created + interval '5 minutes', created + interval '1 minute', created + interval '5 minutes',
-      jsonb_build_object('first_name', 'Grace', 'last_name', 'Hopper', 'date_of_birth', '1990-12-09',
-        'email', 'grace.hopper' || n || '@example.com'),
-      jsonb_build_object('type', 'passport', 'country', 'US'), '{}', jsonb_build_object('plan', 'gold')
-    FROM (SELECT n, date_trunc('milliseconds', ${nowParam}::timestamptz - interval '1 day'
-                 + n * interval '1 second') AS created
-            FROM generate_series(1, ${accounts * perAccount}) AS n) AS r`;
+/** Recent verifications (created in the last day, never aged), one a second: what the list's first pages show. */
+function recentRows(first: number, total: number, accounts: number, now: string): string {
+  return verificationRows(first, first + total - 1, {
+    created: `${now}::timestamptz - interval '1 day' + (n - ${first}) * interval '1 second'`,
+    account: `n % ${accounts}`,
+    status: `'approved'`,
+  });
 }
 
 /**
@@ -130,28 +82,17 @@ function attemptsInsert(): string {
  * verifications in each of the service's and the floor's aged pools, 3 events each; `recent`
  * verifications per account for the list's first pages. Returns the seconds it took.
  */
-export async function seed(
-  databaseUrl: string,
-  accounts: number,
-  aged: number,
-  recent: number,
-  log: (line: string) => void,
-) {
+export async function seed(databaseUrl: string, accounts: number, aged: number, recent: number) {
   const now = `'${new Date().toISOString()}'`;
-  const shape = {
-    accounts,
-    createdAt: `${now}::timestamptz - interval '400 days'`,
-    tables: ['verifications', 'webhook_events', 'webhook_attempts'],
-  };
-  return seedBenchDatabase(databaseUrl, shape, log, async (client, progress) => {
-    progress(
-      `${(2 * aged).toLocaleString('en')} aged verifications, ${(accounts * recent).toLocaleString('en')} recent ones`,
-    );
-    await inParallel(databaseUrl, [
-      agedVerificationsInsert(SERVICE_POOL, aged, accounts, now),
-      agedVerificationsInsert(FLOOR_POOL, aged, accounts, now),
+  const tables = ['verifications', 'webhook_events', 'webhook_attempts'];
+  const shape = { accounts, createdAt: `${now}::timestamptz - interval '400 days'`, tables };
+  return seedBenchDatabase(databaseUrl, shape, async (client, progress) => {
+    progress(`${fmt(2 * aged)} aged verifications, ${fmt(accounts * recent)} recent ones`);
+    await insertVerifications(databaseUrl, [
+      agedRows(SERVICE_POOL, 1, aged, accounts, now),
+      agedRows(FLOOR_POOL, aged + 1, aged, accounts, now),
+      recentRows(2 * aged + 1, accounts * recent, accounts, now),
     ]);
-    await client.query(recentVerificationsInsert(accounts, recent, now));
     progress('events, 3 per aged verification');
     // One statement per pool, in parallel.
     const agedBetween = (window: AgeWindow): string =>

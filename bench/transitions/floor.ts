@@ -22,12 +22,7 @@ const pool = new Pool({ connectionString: process.env.DATABASE_URL, max: 20 });
 const TOKEN = process.env.INTERNAL_API_TOKEN ?? '';
 const ROUTE = /^\/api\/v1\/internal\/kyc\/verifications\/([0-9a-f-]{36})\/transitions$/;
 type VerificationStatus = 'pending' | 'processing' | 'approved' | 'rejected';
-const NEXT: Record<string, readonly string[]> = {
-  pending: ['processing'],
-  processing: ['pending', 'approved', 'rejected'],
-  approved: [],
-  rejected: [],
-};
+const NEXT: Record<string, string[]> = { pending: ['processing'], processing: ['pending', 'approved', 'rejected'] };
 const STATUS_CHANGED = 'verification.status_changed';
 
 /** The locked row, with its account for the outbox event. */
@@ -46,17 +41,12 @@ async function move(client: PoolClient, id: string, status: VerificationStatus, 
   if (current.redactedAt || !NEXT[current.status]?.includes(status)) throw new Refusal(409, 'invalid_transition');
   if (status === 'rejected') throw new Refusal(400, 'validation_failed'); // the floor takes no reasons
   const at = new Date(Math.max(Date.now(), current.updatedAt.getTime()));
-  const submittedAt = status === 'processing' ? at : current.submittedAt;
-  const decidedAt = NEXT[status]?.length === 0 ? at : null;
-  const next: Row = {
-    ...current,
-    status,
-    version: current.version + 1,
-    updatedAt: at,
-    submittedAt,
-    decidedAt,
-    rejectionReasons: [],
-  };
+  const [version, submittedAt, decidedAt] = [
+    current.version + 1,
+    status === 'processing' ? at : current.submittedAt,
+    NEXT[status] ? null : at,
+  ];
+  const next: Row = { ...current, status, version, updatedAt: at, submittedAt, decidedAt, rejectionReasons: [] };
   await client.query(
     `UPDATE verifications SET status = $2, version = $3, updated_at = $4, submitted_at = $5, decided_at = $6,
             rejection_reasons = $7::text[] WHERE id = $1`,
@@ -66,29 +56,14 @@ async function move(client: PoolClient, id: string, status: VerificationStatus, 
     'INSERT INTO verification_status_history (verification_id, version, status, at) VALUES ($1, $2, $3, $4)',
     [id, next.version, next.status, at],
   );
-  const verification = floorVerificationJson(next);
-  const eventId = uuidv7();
-  const body = JSON.stringify({
-    id: eventId,
-    type: STATUS_CHANGED,
-    timestamp: at.toISOString(),
-    data: { previous_status: current.status, verification },
-  });
-  const hasUrl = Boolean(current.webhookUrl);
+  const [verification, eventId] = [floorVerificationJson(next), uuidv7()];
+  const event = { id: eventId, type: STATUS_CHANGED, timestamp: at.toISOString() };
+  const body = JSON.stringify({ ...event, data: { previous_status: current.status, verification } });
+  const delivery = current.webhookUrl ? ['pending', null, at] : ['failed', 'no_webhook_url', null];
   await client.query(
     `INSERT INTO webhook_events (id, account_id, verification_id, type, body, created_at, delivery_status, last_error, next_attempt_at)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-    [
-      eventId,
-      current.accountId,
-      id,
-      STATUS_CHANGED,
-      body,
-      at,
-      hasUrl ? 'pending' : 'failed',
-      hasUrl ? null : 'no_webhook_url',
-      hasUrl ? at : null,
-    ],
+    [eventId, current.accountId, id, STATUS_CHANGED, body, at, ...delivery],
   );
   return verification;
 }
@@ -124,7 +99,8 @@ async function handle(req: IncomingMessage): Promise<unknown> {
   if (req.headers.authorization !== `Bearer ${TOKEN}`) throw new Refusal(401, 'unauthorized');
   const body = (await readJson(req)) as { status?: unknown; expected_version?: unknown } | null;
   const expected = body?.expected_version;
-  if (!Object.hasOwn(NEXT, String(body?.status)) || (expected !== undefined && !Number.isInteger(expected)))
+  const statuses = ['pending', 'processing', 'approved', 'rejected'];
+  if (!statuses.includes(String(body?.status)) || (expected !== undefined && !Number.isInteger(expected)))
     throw new Refusal(400, 'validation_failed');
   return transition(match[1], body?.status as VerificationStatus, expected as number | undefined);
 }

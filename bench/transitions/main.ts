@@ -7,38 +7,21 @@
  */
 import { join } from 'node:path';
 import { Client } from 'pg';
-import { ApiClient, BenchVerification, createBenchData } from '../harness/api';
-import { benchDatabaseUrlFrom, cleanRedisPrefixes, describeMachine, recreateBenchDatabase } from '../harness/db';
-import { parseFlags } from '../harness/flags';
+import { ApiClient, apiClient, BenchVerification, change, createBenchData } from '../harness/api';
+import { freshBench } from '../harness/db';
+import { SLICE_FLAGS, parseFlags, withSliceSeconds } from '../harness/flags';
 import { changeLoop } from '../harness/loads';
 import { runBench, startProcess, startService } from '../harness/processes';
-import {
-  BESIDE_FLOOR_HEADER,
-  besideFloor,
-  fmt,
-  footer,
-  load1,
-  log,
-  slicesLine,
-  table,
-  verdict,
-} from '../harness/report';
-import { BENCH_INTERNAL_API_TOKEN, REDIS_URL, serviceEnv } from '../harness/service-env';
+import { besideFloor, besideFloorTable, fmt, footer, log, slicesLine, verdict } from '../harness/report';
+import { serviceEnv } from '../harness/service-env';
 import { interleave, median } from '../harness/slices';
 import { BenchReceiver } from '../webhooks/receiver';
 
 const PREFIX = 'kyc_trbench';
 
-function parseOptions(argv: string[]) {
-  // --main: another build's dist/src/main.js, to compare two builds by their ratios to the same floor.
-  const values = parseFlags(argv, { main: { type: 'string' } } as const, {
-    duration: 15,
-    slices: 5,
-    warmup: 3,
-    connections: 50,
-  });
-  return { ...values, sliceSeconds: Math.max(1, Math.round(values.duration / values.slices)) };
-}
+// --main: another build's dist/src/main.js, to compare two builds by their ratios to the same floor.
+const parseOptions = (argv: string[]) =>
+  withSliceSeconds(parseFlags(argv, { main: { type: 'string' } } as const, { ...SLICE_FLAGS, connections: 50 }));
 
 /** The JSON shape of a value: its keys, recursively, and the types of its leaves. */
 function shape(value: unknown): string {
@@ -57,13 +40,8 @@ async function checkSameWork(databaseUrl: string, service: ApiClient, floor: Api
   try {
     for (const [i, client] of [service, floor].entries()) {
       const { id } = v[i] as BenchVerification;
-      const path = `/api/v1/internal/kyc/verifications/${id}/transitions`;
-      const res = await client.request('POST', path, BENCH_INTERNAL_API_TOKEN, {
-        status: 'processing',
-        expected_version: 1,
-      });
-      if (res.status !== 200) throw new Error(`parity check: HTTP ${res.status} ${res.body}`);
-      Object.assign(v[i] as BenchVerification, { status: 'processing', version: 2 });
+      const { ok, body } = await change(client, service, v[i] as BenchVerification);
+      if (!ok) throw new Error(`parity check: the change of ${id} was refused: ${body}`);
       const { rows } = await db.query<{ body: string; delivery_status: string; history: number }>(
         `SELECT e.body, e.delivery_status, (SELECT count(*)::int FROM verification_status_history h
            WHERE h.verification_id = e.verification_id) AS history FROM webhook_events e WHERE e.verification_id = $1`,
@@ -72,7 +50,7 @@ async function checkSameWork(databaseUrl: string, service: ApiClient, floor: Api
       const [event] = rows;
       if (rows.length !== 1 || !event) throw new Error(`parity check: ${rows.length} events for ${id}`);
       shapes.push(
-        `${shape(JSON.parse(res.body))}\n${event.delivery_status} ${event.history} ${shape(JSON.parse(event.body))}`,
+        `${shape(JSON.parse(body))}\n${event.delivery_status} ${event.history} ${shape(JSON.parse(event.body))}`,
       );
     }
   } finally {
@@ -82,44 +60,36 @@ async function checkSameWork(databaseUrl: string, service: ApiClient, floor: Api
 }
 
 runBench('bench:transitions', parseOptions, async (options, lab) => {
-  const databaseUrl = benchDatabaseUrlFrom('BENCH_TRANSITIONS_DATABASE_URL', 'kyc_transitions_bench');
-  await recreateBenchDatabase(databaseUrl);
-  await cleanRedisPrefixes(REDIS_URL, [PREFIX]);
-  lab.defer(() => cleanRedisPrefixes(REDIS_URL, [PREFIX]));
-  const machine = await describeMachine(databaseUrl);
-  const loadAtStart = load1();
+  const databaseUrl = await freshBench(lab, 'BENCH_TRANSITIONS_DATABASE_URL', 'kyc_transitions_bench', [PREFIX]);
   const env = serviceEnv(databaseUrl, PREFIX, { APP_ROLE: 'api' });
   // Every account's webhook URL points here; no worker runs, so nothing may arrive.
-  const receiver = new BenchReceiver();
-  await receiver.start();
-  lab.defer(() => receiver.close());
+  const receiver = await BenchReceiver.open(lab);
   const api = await lab.start(startService('service', env, { main: options.main }));
   const floorProcess = await lab.start(startProcess('floor', join(__dirname, 'floor.js'), env));
-  const service = new ApiClient(api.url, options.connections + 16);
-  const floor = new ApiClient(floorProcess.url, options.connections);
+  const service = apiClient(api.url, options.connections + 16);
+  const floor = apiClient(floorProcess.url, options.connections);
   lab.defer(() => [service.close(), floor.close()]);
-  const { verifications } = await createBenchData(service, 20, options.connections * 20, (i) => receiver.urlFor(i));
+  const { verifications } = await createBenchData(service, 20, options.connections * 20, receiver.urlFor);
   await checkSameWork(databaseUrl, service, floor, verifications);
   log(`20 accounts, ${verifications.length} verifications; the service and the floor answer and write alike`);
   // Both move the same verifications, each picking up where the other left them.
   const loop = (target: ApiClient) => changeLoop(target, service, verifications, options.connections).run;
-  const { measured, perSlice } = await interleave(
-    [
-      { name: 'service', pid: api.child.pid, run: loop(service) },
-      { name: 'floor', pid: floorProcess.child.pid, run: loop(floor) },
-    ],
-    options,
-  );
-  const arrived = (await receiver.collect(0, 'no worker', log)).arrivals.length;
+  const targets = [
+    { name: 'service', pid: api.child.pid, run: loop(service) },
+    { name: 'floor', pid: floorProcess.child.pid, run: loop(floor) },
+  ] as const;
+  const { measured, perSlice } = await interleave(targets, options);
+  const arrived = (await receiver.collect(0, 'no worker')).arrivals.length;
   if (arrived > 0) throw new Error(`${arrived} webhooks were delivered, yet no worker ran`);
   const sliceRatios = perSlice.map((x) => x.service.rps / x.floor.rps);
   const { service: s, floor: f } = measured;
   log();
   log(slicesLine(`${options.connections} closed-loop connections`, options));
-  log(table(BESIDE_FLOOR_HEADER, [besideFloor('status change', s, f, median(sliceRatios))]));
+  const row = besideFloor('status change', s, f, s.rps / f.rps, median(sliceRatios));
+  log(besideFloorTable(['service / floor', 'median slice ratio'], [row]));
   log(`per-slice service / floor: ${sliceRatios.map((r) => fmt(r, 2)).join(' ')}`);
   log();
   const target = `transitions >= 1.0 x their naive floor (${fmt(s.rps)} vs ${fmt(f.rps)} req/s = ${fmt(s.rps / f.rps, 2)} x)`;
   log(verdict(s.rps >= f.rps, target));
-  footer(machine, loadAtStart, s.failures + f.failures);
+  await footer(databaseUrl, s.failures + f.failures);
 });

@@ -10,11 +10,7 @@ import Bull from 'bull';
 import { createHmac } from 'node:crypto';
 import http from 'node:http';
 
-export interface FloorSlice {
-  started: number;
-  delivered: number;
-  failures: number;
-}
+export type FloorSlice = Record<'started' | 'delivered' | 'failures', number>;
 
 const env = (name: string): string => process.env[name] ?? '';
 const concurrency = Number(env('FLOOR_CONCURRENCY'));
@@ -54,9 +50,7 @@ function post(id: string): Promise<void> {
 let batch = 0;
 let outcome = { done: 0, failures: 0, expected: 0, resolve: (): void => undefined };
 void queue.process(concurrency, (job) => post(`msg_floor_${job.data.n}`));
-queue.on('completed', () => {
-  if (++outcome.done === outcome.expected) outcome.resolve();
-});
+queue.on('completed', () => void (++outcome.done === outcome.expected && outcome.resolve()));
 queue.on('failed', () => outcome.failures++);
 
 process.on('message', (message: { jobs: number }) => {
@@ -65,10 +59,8 @@ process.on('message', (message: { jobs: number }) => {
     batch += message.jobs;
     await queue.pause(true);
     for (let at = from; at < batch; at += 1_000) {
-      const n = Math.min(1_000, batch - at);
-      await queue.addBulk(
-        Array.from({ length: n }, (_, i) => ({ data: { n: at + i }, opts: { jobId: `floor-${at + i}` } })),
-      );
+      const jobs = Array.from({ length: Math.min(1_000, batch - at) }, (_, i) => at + i);
+      await queue.addBulk(jobs.map((n) => ({ data: { n }, opts: { jobId: `floor-${n}` } })));
     }
     const done = new Promise<void>((resolve) => (outcome = { done: 0, failures: 0, expected: message.jobs, resolve }));
     const started = Date.now();
@@ -77,7 +69,5 @@ process.on('message', (message: { jobs: number }) => {
     process.send?.({ started, delivered: outcome.done, failures: outcome.failures } satisfies FloorSlice);
   })();
 });
-process.on('SIGTERM', () => {
-  void queue.close().then(() => process.exit(0));
-});
+process.on('SIGTERM', () => void queue.close().then(() => process.exit(0)));
 process.send?.({ ready: true });

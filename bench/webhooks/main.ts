@@ -7,14 +7,13 @@
  * commit→arrival. See docs/performance.md;
  * the options and their defaults are in parseOptions.
  */
-import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { ApiClient, createBenchData } from '../harness/api';
-import { benchDatabaseUrlFrom, cleanRedisPrefixes, describeMachine, recreateBenchDatabase } from '../harness/db';
+import { apiClient, createBenchData } from '../harness/api';
+import { freshBench } from '../harness/db';
 import { parseFlags } from '../harness/flags';
 import { changeLoop, pacedChanges } from '../harness/loads';
-import { cpuSeconds, exited, runBench, startService } from '../harness/processes';
-import { fmt, footer, load1, log, table, verdict } from '../harness/report';
+import { cpuSeconds, runBench, startProcess, startService } from '../harness/processes';
+import { fmt, footer, log, table, verdict } from '../harness/report';
 import { REDIS_URL, serviceEnv } from '../harness/service-env';
 import { Tally, median, percentile } from '../harness/slices';
 import type { FloorSlice } from './floor';
@@ -22,51 +21,29 @@ import { Arrival, BenchReceiver, verifySample } from './receiver';
 
 const PREFIXES = ['kyc_whbench', 'kyc_whbench_floor'];
 
-/** Rounds of throughput slices, the paced latency phase, and the data both run on. */
-const ROUNDS = { rounds: 5, seconds: 4, jobs: 2_000, connections: 50, concurrency: 50 };
-const PACED = { rate: 200, paced: 20 };
-const DATA = { accounts: 50, verifications: 1_000 };
-
 function parseOptions(argv: string[]) {
-  return parseFlags(argv, {}, { ...ROUNDS, ...PACED, ...DATA });
-}
-
-/** The floor process, up between slices: each slice is one IPC round trip. */
-function startFloor(env: Record<string, string>) {
-  const child = spawn(process.execPath, [join(__dirname, 'floor.js')], {
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
-  const next = (): Promise<FloorSlice> => new Promise((resolve) => child.once('message', resolve));
-  return {
-    pid: child.pid,
-    ready: next(),
-    slice: (jobs: number): Promise<FloorSlice> => (child.send({ jobs }), next()),
-    stop: async (): Promise<void> => void (child.kill('SIGTERM'), await exited(child)),
-  };
+  const rounds = { rounds: 5, seconds: 4, jobs: 2_000, connections: 50, concurrency: 50 };
+  // Then the paced latency phase; and the data both run on.
+  return parseFlags(argv, {}, { ...rounds, rate: 200, paced: 20, accounts: 50, verifications: 1_000 });
 }
 
 runBench('bench:webhooks', parseOptions, async (options, lab) => {
-  const databaseUrl = benchDatabaseUrlFrom('BENCH_WEBHOOKS_DATABASE_URL', 'kyc_webhooks_bench');
-  await recreateBenchDatabase(databaseUrl);
-  await cleanRedisPrefixes(REDIS_URL, PREFIXES);
-  lab.defer(() => cleanRedisPrefixes(REDIS_URL, PREFIXES));
-  const machine = await describeMachine(databaseUrl);
-  const loadAtStart = load1();
-  const receiver = new BenchReceiver();
-  await receiver.start();
-  lab.defer(() => receiver.close());
+  const databaseUrl = await freshBench(lab, 'BENCH_WEBHOOKS_DATABASE_URL', 'kyc_webhooks_bench', PREFIXES);
+  const receiver = await BenchReceiver.open(lab);
   const env = serviceEnv(databaseUrl, PREFIXES[0] as string, { WEBHOOK_CONCURRENCY: String(options.concurrency) });
   const apiProcess = await lab.start(startService('api', { ...env, APP_ROLE: 'api' }));
   const worker = await lab.start(startService('worker', { ...env, APP_ROLE: 'worker' }));
-  const api = new ApiClient(apiProcess.url, Math.max(options.connections, 64));
+  const api = apiClient(apiProcess.url, Math.max(options.connections, 64));
   lab.defer(() => api.close());
-  const { secrets, verifications } = await createBenchData(api, options.accounts, options.verifications, (i) =>
-    receiver.urlFor(i),
+  const { secrets, verifications } = await createBenchData(
+    api,
+    options.accounts,
+    options.verifications,
+    receiver.urlFor,
   );
   let [checked, badSignatures, missing, failures] = [0, 0, 0, 0];
   const take = async (expected: number, what: string): Promise<Arrival[]> => {
-    const got = await receiver.collect(expected, what, log);
+    const got = await receiver.collect(expected, what);
     const [c, bad] = verifySample(got.arrivals, secrets);
     [checked, badSignatures, missing] = [checked + c, badSignatures + bad, missing + got.missing];
     return got.arrivals;
@@ -76,50 +53,53 @@ runBench('bench:webhooks', parseOptions, async (options, lab) => {
   const sample = (await take(loop.committed, 'warm-up'))[0]?.body;
   if (!sample) throw new Error('no webhook arrived during the warm-up');
   // The floor posts the sample as account 0, to its URL and signed with its secret.
-  const floor = startFloor({
+  const floorEnv = {
     REDIS_URL,
     FLOOR_QUEUE_PREFIX: PREFIXES[1] as string,
     FLOOR_CONCURRENCY: String(options.concurrency),
     FLOOR_TARGET_URL: receiver.urlFor(0),
     FLOOR_BODY: sample,
     FLOOR_SECRET: secrets[0] as string,
-  });
-  lab.defer(() => floor.stop());
-  await floor.ready;
-  failures += (await floor.slice(options.jobs)).failures;
+  };
+  const floor = (await lab.start(startProcess('floor', join(__dirname, 'floor.js'), floorEnv, { ipc: true }))).child;
+  /** One slice of the floor, up between slices: one IPC round trip. */
+  const runFloor = (jobs: number): Promise<FloorSlice> =>
+    new Promise((resolve) => void (floor.once('message', resolve), floor.send({ jobs })));
+  failures += (await runFloor(options.jobs)).failures;
   await take(options.jobs, 'floor warm-up');
 
-  type Round = { transitions: number; service: number; floor: number; serviceCpu: number; floorCpu: number };
+  type Round = Record<'transitions' | 'service' | 'floor' | 'serviceCpu' | 'floorCpu', number>;
   const rounds: Round[] = [];
-  const pids = [apiProcess.child.pid, worker.child.pid];
+  const cpu = (pids: (number | undefined)[]): number => pids.reduce<number>((sum, pid) => sum + cpuSeconds(pid), 0);
+  const [servicePids, floorPids] = [[apiProcess.child.pid, worker.child.pid], [floor.pid]];
+  /** Deliveries/s from `t0` to the last arrival. */
+  const rate = (arrivals: Arrival[], t0: number): number =>
+    arrivals.length / ((Math.max(...arrivals.map((a) => a.at)) - t0) / 1000);
   for (let r = 0; r < options.rounds; r++) {
     const round: Partial<Round> = {};
     const serviceSlice = async (): Promise<void> => {
-      const [from, cpu, t0] = [loop.committed, pids.map(cpuSeconds), Date.now()];
-      const tally = new Tally();
+      const [from, cpu0, t0, tally] = [loop.committed, cpu(servicePids), Date.now(), new Tally()];
       await loop.run(options.seconds, tally);
-      const changes = loop.committed - from;
-      const arrivals = await take(changes, `round ${r + 1}`);
-      const last = Math.max(...arrivals.map((a) => a.at));
+      const arrivals = await take(loop.committed - from, `round ${r + 1}`);
       failures += tally.failures;
-      round.transitions = changes / ((Date.now() - t0) / 1000);
-      round.service = arrivals.length / ((last - t0) / 1000);
-      round.serviceCpu =
-        (pids.map((pid, i) => cpuSeconds(pid) - (cpu[i] as number)).reduce((a, b) => a + b) / arrivals.length) * 1e6;
+      round.transitions = (loop.committed - from) / ((Date.now() - t0) / 1000);
+      [round.service, round.serviceCpu] = [rate(arrivals, t0), ((cpu(servicePids) - cpu0) / arrivals.length) * 1e6];
     };
     const floorSlice = async (): Promise<void> => {
-      const cpu = cpuSeconds(floor.pid);
-      const result = await floor.slice(options.jobs);
+      const cpu0 = cpu(floorPids);
+      const result = await runFloor(options.jobs);
       const arrivals = await take(result.delivered, `floor round ${r + 1}`);
       failures += result.failures;
-      round.floor = arrivals.length / ((Math.max(...arrivals.map((a) => a.at)) - result.started) / 1000);
-      round.floorCpu = ((cpuSeconds(floor.pid) - cpu) / arrivals.length) * 1e6;
+      [round.floor, round.floorCpu] = [
+        rate(arrivals, result.started),
+        ((cpu(floorPids) - cpu0) / arrivals.length) * 1e6,
+      ];
     };
     for (const slice of r % 2 ? [floorSlice, serviceSlice] : [serviceSlice, floorSlice]) await slice();
+    const { service = NaN, transitions = NaN, floor: floorRate = NaN } = round;
     rounds.push(round as Round);
-    log(
-      `round ${r + 1}: service ${fmt(round.service ?? NaN)} deliveries/s (changes ${fmt(round.transitions ?? NaN)}/s), floor ${fmt(round.floor ?? NaN)}/s`,
-    );
+    const line = `round ${r + 1}: service ${fmt(service)} deliveries/s (changes ${fmt(transitions)}/s), floor ${fmt(floorRate)}/s`;
+    log(line);
   }
 
   log(`latency: ${options.rate * options.paced} changes at ${options.rate}/s, open loop`);
@@ -128,9 +108,8 @@ runBench('bench:webhooks', parseOptions, async (options, lab) => {
   const commitToArrival: number[] = [];
   const responseToArrival: number[] = [];
   for (const arrival of await take(drive.ok, 'latency')) {
-    const v = (
-      JSON.parse(arrival.body) as { data: { verification: { id: string; version: number; updated_at: string } } }
-    ).data.verification;
+    type Body = { data: { verification: { id: string; version: number; updated_at: string } } };
+    const v = (JSON.parse(arrival.body) as Body).data.verification;
     commitToArrival.push(arrival.at - Date.parse(v.updated_at));
     const responded = drive.responded.get(`${v.id}:${v.version}`);
     if (responded !== undefined) responseToArrival.push(arrival.at - responded);
@@ -140,25 +119,20 @@ runBench('bench:webhooks', parseOptions, async (options, lab) => {
   const ratio = m('service') / m('floor');
   const keepUp = m('service') / m('transitions');
   log();
-  log(
-    `${options.rounds} rounds, the order alternating: the service's ${options.seconds} s of changes at ${options.connections} connections (WEBHOOK_CONCURRENCY=${options.concurrency}), the floor's ${options.jobs} jobs.`,
-  );
-  log(
-    table(
-      ['measure (median of the rounds)', 'value'],
-      [
-        ['service deliveries/s (changes through the API, to the last arrival)', fmt(m('service'))],
-        ['  API status changes/s in those slices', fmt(m('transitions'))],
-        ['  CPU µs per delivery, api + worker processes', fmt(m('serviceCpu'))],
-        ['plain-Bull floor deliveries/s', fmt(m('floor'))],
-        ['  CPU µs per delivery, floor process', fmt(m('floorCpu'))],
-        ['service / floor', fmt(ratio, 2)],
-        [`commit→arrival at ${options.rate} changes/s, p50 / p95 / p99 ms`, p(commitToArrival)],
-        ['  response→arrival, p50 / p95 / p99 ms', p(responseToArrival)],
-        ['signatures verified with standardwebhooks (sample)', `${checked - badSignatures}/${checked}`],
-      ],
-    ),
-  );
+  const setup = `${options.rounds} rounds, the order alternating: the service's ${options.seconds} s of changes at ${options.connections} connections (WEBHOOK_CONCURRENCY=${options.concurrency}), the floor's ${options.jobs} jobs.`;
+  log(setup);
+  const rows = [
+    ['service deliveries/s (changes through the API, to the last arrival)', fmt(m('service'))],
+    ['  API status changes/s in those slices', fmt(m('transitions'))],
+    ['  CPU µs per delivery, api + worker processes', fmt(m('serviceCpu'))],
+    ['plain-Bull floor deliveries/s', fmt(m('floor'))],
+    ['  CPU µs per delivery, floor process', fmt(m('floorCpu'))],
+    ['service / floor', fmt(ratio, 2)],
+    [`commit→arrival at ${options.rate} changes/s, p50 / p95 / p99 ms`, p(commitToArrival)],
+    ['  response→arrival, p50 / p95 / p99 ms', p(responseToArrival)],
+    ['signatures verified with standardwebhooks (sample)', `${checked - badSignatures}/${checked}`],
+  ];
+  log(table(['measure (median of the rounds)', 'value'], rows));
   log();
   const throughputTarget = `sustained deliveries/s >= 0.5 x plain-Bull floor (${fmt(m('service'))} vs ${fmt(m('floor'))} = ${fmt(ratio, 2)} x)`;
   log(verdict(ratio >= 0.5, throughputTarget));
@@ -167,5 +141,5 @@ runBench('bench:webhooks', parseOptions, async (options, lab) => {
   log(verdict(percentile(commitToArrival, 0.99) < 250, latencyTarget));
   if (missing + badSignatures > 0)
     log(`WARNING: ${missing} webhooks missing, ${badSignatures} bad signatures; the figures are suspect`);
-  footer(machine, loadAtStart, failures);
+  await footer(databaseUrl, failures);
 });

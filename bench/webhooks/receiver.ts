@@ -1,6 +1,8 @@
 import { IncomingHttpHeaders, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
+import type { Lab } from '../harness/processes';
+import { log } from '../harness/report';
 
 /** One webhook as it arrived: the body is kept raw and parsed after the measured window. */
 export interface Arrival {
@@ -38,19 +40,21 @@ export class BenchReceiver {
     });
   });
 
-  async start(): Promise<void> {
-    this.server.keepAliveTimeout = 120_000;
-    this.server.headersTimeout = 130_000;
-    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', 1024, resolve));
+  /** A receiver listening, closed at the end of the run. */
+  static async open(lab: Lab): Promise<BenchReceiver> {
+    const receiver = new BenchReceiver();
+    Object.assign(receiver.server, { keepAliveTimeout: 120_000, headersTimeout: 130_000 });
+    await new Promise<void>((resolve) => receiver.server.listen(0, '127.0.0.1', 1024, resolve));
+    lab.defer(() => new Promise((closed) => receiver.server.close(closed).closeAllConnections()));
+    return receiver;
   }
 
   /** Account i's webhook URL. */
-  urlFor(account: number): string {
-    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/hook/${account}`;
-  }
+  readonly urlFor = (account: number): string =>
+    `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/hook/${account}`;
 
   /** Waits for `expected` distinct webhooks (180 s at most), then hands over what arrived and starts a new window. */
-  async collect(expected: number, what: string, log: (line: string) => void) {
+  async collect(expected: number, what: string) {
     const deadline = Date.now() + 180_000;
     while (this.arrivals.length < expected && Date.now() < deadline) await sleep(20);
     if (this.arrivals.length < expected)
@@ -60,11 +64,6 @@ export class BenchReceiver {
     const arrivals = this.arrivals;
     this.arrivals = [];
     return { arrivals, missing: Math.max(0, expected - arrivals.length) };
-  }
-
-  async close(): Promise<void> {
-    this.server.closeAllConnections();
-    await new Promise((resolve) => this.server.close(resolve));
   }
 }
 
