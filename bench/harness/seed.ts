@@ -1,5 +1,7 @@
 import { Client } from 'pg';
+import { DataSource } from 'typeorm';
 import { SecretKeyring, hashSecret } from 'src/accounts/secret-crypto';
+import { backfillVerificationJson } from 'src/verifications/verification-json-backfill';
 import { DOCUMENT_TYPES, REJECTION_REASONS } from 'src/verifications/verification.types';
 import { log } from './report';
 import { BENCH_SECRET_ENCRYPTION_KEY, benchSecret } from './service-env';
@@ -107,15 +109,21 @@ export function verificationRows(from: number, to: number, shape: Record<'create
  * INSERT … SELECT, two at a time.
  */
 export async function insertVerifications(databaseUrl: string, rowSets: string[]): Promise<void> {
-  // response_json: TODO when the column lands, every row inserted here must hold verificationJson(v)
-  // (src/verifications/verification.mapper.ts). The rows are made in SQL, so either add the column
-  // to `columns` with a SQL rendering equal to the mapper's byte for byte, or, after the INSERTs,
-  // read the new rows back in keyset batches, map each to a Verification and UPDATE verifications
-  // SET response_json = j.json FROM unnest($1::uuid[], $2::text[]) AS j(id, json) WHERE id = j.id.
   const columns = `id, account_id, external_user_id, status, version, created_at, updated_at, submitted_at,
     decided_at, applicant, document, rejection_reasons, metadata`;
   const inserts = rowSets.map((rows) => `INSERT INTO verifications (${columns}) ${rows}`);
   await inParallel(databaseUrl, inserts);
+}
+
+/** Stores every missing verification JSON with the service's own backfill (after the index rebuild: it walks one). */
+export async function renderJson(databaseUrl: string): Promise<number> {
+  const dataSource = new DataSource({ type: 'postgres', url: databaseUrl });
+  await dataSource.initialize();
+  try {
+    return (await backfillVerificationJson(dataSource, 10_000)).rows;
+  } finally {
+    await dataSource.destroy();
+  }
 }
 
 /** Drops the secondary indexes of `tables` for a bulk insert; returns their definitions, to rebuild. */
@@ -151,6 +159,7 @@ export async function seedBenchDatabase(
     await load(client, progress);
     progress('rebuilding indexes');
     await inParallel(databaseUrl, defs);
+    if (tables.includes('verifications')) progress(`stored JSON of ${await renderJson(databaseUrl)} verifications`);
     progress('vacuum analyze');
     const vacuums = [...tables, 'accounts', 'account_secrets'].map((t) => `VACUUM (ANALYZE) ${t}`);
     await inParallel(databaseUrl, vacuums);

@@ -11,7 +11,7 @@ import { benchSecret } from '../harness/service-env';
 export const ACCOUNT_COUNT = 1_000;
 export const VERIFICATION_COUNT = 1_000_000;
 /** Bump when the seeded data's shape changes: an older bench database is then seeded again. */
-export const SEED_VERSION = 3;
+export const SEED_VERSION = 4;
 /** Accounts 0-9 hold ~45,000 verifications each, 10-99 ~4,500, 100-999 ~160 (seed.ts). */
 export const LARGE_ACCOUNTS = 10;
 export const MEDIUM_ACCOUNTS = 90;
