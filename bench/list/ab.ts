@@ -33,18 +33,19 @@ runBench('bench:list:ab', parseOptions, async (options, lab) => {
   ] as const;
   const { perSlice } = await interleave(targets, { warmup: 2, slices: options.pairs, sliceSeconds: options.seconds });
   // A slice of interleave is one pair: each build once, who goes first alternating.
-  const header = ['pair', 'A req/s', 'B req/s', 'B/A req/s', 'A CPU ms/req', 'B CPU ms/req', 'B/A CPU'];
+  const header = 'pair,A req/s,B req/s,B/A req/s,A CPU ms/req,B CPU ms/req,B/A CPU,A PG ms/req,B PG ms/req'.split(',');
   const row = ({ A, B }: (typeof perSlice)[number], i: number): string[] => [
     String(i + 1),
-    fmt(A.rps),
-    fmt(B.rps),
-    ...[B.rps / A.rps, A.cpuMs, B.cpuMs, B.cpuMs / A.cpuMs].map((n) => fmt(n, 3)),
+    ...[A.rps, B.rps].map((n) => fmt(n)),
+    ...[B.rps / A.rps, A.cpuMs, B.cpuMs, B.cpuMs / A.cpuMs, A.pgCpuMs, B.pgCpuMs].map((n) => fmt(n, 3)),
   ];
   log(table(header, perSlice.map(row)));
-  const rps = perSlice.map(({ A, B }) => B.rps / A.rps);
-  const cpu = perSlice.map(({ A, B }) => B.cpuMs / A.cpuMs);
+  const ratio = (key: 'rps' | 'cpuMs' | 'pgCpuMs') => perSlice.map((p) => p.B[key] / p.A[key]);
+  const [rps, cpu, pg] = [ratio('rps'), ratio('cpuMs'), ratio('pgCpuMs')];
+  const below = (values: number[]): number => values.filter((r) => r < 1).length;
   log(
-    `median B/A req/s ${fmt(median(rps), 3)} (B ahead in ${rps.filter((r) => r > 1).length} of ${rps.length} pairs); ` +
-      `median B/A CPU per request ${fmt(median(cpu), 3)} (B cheaper in ${cpu.filter((r) => r < 1).length} of ${cpu.length})`,
+    `median B/A req/s ${fmt(median(rps), 3)} (B ahead in ${rps.length - below(rps)} of ${rps.length} pairs); ` +
+      `median B/A CPU per request ${fmt(median(cpu), 3)} (B cheaper in ${below(cpu)}); ` +
+      `median B/A PostgreSQL CPU per request ${fmt(median(pg), 3)} (B cheaper in ${below(pg)})`,
   );
 });
