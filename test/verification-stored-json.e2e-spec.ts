@@ -35,10 +35,7 @@ const applicant = fc.record(
 );
 
 // Integer-like keys ("10") are listed first by JS; jsonb orders keys by byte length, then bytes.
-// Keys named like Object.prototype members are refused by the API (400), so they are left out.
-const metadataKey = fc
-  .oneof(text(1, 40), fc.nat({ max: 10_000 }).map(String), fc.constantFrom('b', 'a', 'é', 'z9'))
-  .filter((key) => key !== 'prototype' && !(key in Object.prototype));
+const metadataKey = fc.oneof(text(1, 40), fc.nat({ max: 10_000 }).map(String), fc.constantFrom('b', 'a', 'é', 'z9'));
 
 /** One verification's life: its create body, its moves, and how it ends. */
 const life = fc.record({

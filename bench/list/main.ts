@@ -94,8 +94,8 @@ runBench('bench:list', parseOptions, async (options, lab) => {
     const l = extra !== 'no latency' ? (await interleave(pair(paced, s, f), options)).measured : undefined;
     if (l) latency.push(besideFloor(scenario, l.service, l.floor, l.service.p99 / l.floor.p99));
     all.push(...Object.values<Measured>(t), ...(l ? [l.service, l.floor] : []));
-    const atRate = l ? `; at ${options.rate}/s p99 ${l.service.p99} vs ${l.floor.p99} ms` : '';
-    log(`${scenario}: ${fmt(t.service.rps)} vs ${fmt(t.floor.rps)} req/s${atRate}`);
+    const line = `${scenario}: ${fmt(t.service.rps)} vs ${fmt(t.floor.rps)} req/s${l ? `; at ${options.rate}/s p99 ${l.service.p99} vs ${l.floor.p99} ms` : ''}`;
+    log(line);
     return { ...t, p99: l ? [l.service.p99, l.floor.p99] : [] } as Pair & { select1?: Measured; p99: number[] };
   };
   const first = await measure('first page', perAccount('limit=20'), perAccount('limit=20'), 'select1');
@@ -121,7 +121,9 @@ runBench('bench:list', parseOptions, async (options, lab) => {
   log();
   log(slicesLine(`Throughput: ${options.connections} connections`, options));
   log(besideFloorTable(['service / floor', 'median slice ratio'], throughput));
-  log(`The new account's ${fmt(IMPORT_ROWS)} verifications, autovacuum off; its first page by EXPLAIN ANALYZE:`);
+  const query = 'SELECT * … WHERE account_id = $1 ORDER BY created_at DESC, id DESC LIMIT 21';
+  log(`The new account: ${fmt(IMPORT_ROWS)} verifications (the most), imported with autovacuum off on the table.`);
+  log(`Its first page, by EXPLAIN ANALYZE of the service's query's equivalent ${query}:`);
   for (const plan of plans) log(`  ${plan}`);
   log();
   log(`Latency: open loop at ${options.rate} req/s, the same slices.`);

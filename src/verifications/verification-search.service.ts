@@ -65,7 +65,7 @@ export class VerificationSearchService {
         ],
         sort: SORTS[sort],
         scope: { sort },
-        select: verificationPageSql(),
+        select: verificationPageSql(SORTS[sort].column, query.q !== undefined),
         toJson: (row) => row.json,
       },
       (sql, values) => this.verifications.readPage(sql, values),

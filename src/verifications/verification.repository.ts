@@ -93,16 +93,21 @@ export function eraseVerificationsSql(redacted: Verification[], params: SqlParam
 }
 
 /**
- * A list page's statement: each row's stored text and cursor key. The page's keys come first from
- * an index-only walk of the keyset index (the sort column and id are in every one), then only those
- * rows are read by primary key. That shape is chosen whatever the statistics say: a plain
- * `SELECT … ORDER BY … LIMIT` is planned, for an account the statistics think small (a big import
- * not yet analyzed), as a bitmap scan of all its rows and a sort, which costs with the account's
- * size; the index-only walk is cheaper in the planner's eyes for any estimate (docs/performance.md).
+ * A list page's statement: each row's stored text and cursor key. The page's rows are chosen first
+ * (with a search, `q`, by an index-only walk of the covering keyset index, search_text being
+ * INCLUDEd, then only those rows are read); the cursor key's text is written for those rows alone,
+ * whatever plan PostgreSQL picks for the walk (see docs/performance.md).
  */
-export function verificationPageSql(): (page: PageSql) => string {
+export function verificationPageSql(sortColumn: string, search: boolean): (page: PageSql) => string {
+  const cursorAt = `${isoTextSql('page.page_at')} AS cursor_at`;
+  if (!search) {
+    return ({ where, orderBy, limit, direction }) =>
+      `SELECT page.id, ${cursorAt}, page.json FROM (
+           SELECT id, ${sortColumn} AS page_at, response_json AS json FROM verifications WHERE ${where} ${orderBy} LIMIT ${limit}
+         ) page ORDER BY page.page_at ${direction}, page.id ${direction}`;
+  }
   return ({ where, orderBy, limit, column, direction }) =>
-    `SELECT page.page_id AS id, ${isoTextSql('page.page_at')} AS cursor_at, verifications.response_json AS json FROM (
+    `SELECT page.page_id AS id, ${cursorAt}, verifications.response_json AS json FROM (
            SELECT id AS page_id, ${column} AS page_at FROM verifications WHERE ${where} ${orderBy} LIMIT ${limit}
          ) page JOIN verifications ON verifications.id = page.page_id
          ORDER BY page.page_at ${direction}, page.page_id ${direction}`;
