@@ -25,7 +25,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['test/**/*.ts', 'migrations/**/*.ts', 'bench/**/*.ts', 'src/database/data-source-options.ts'],
+    files: ['test/**/*.ts', 'migrations/**/*.ts', 'bench/**/*.ts', 'src/database/migration-options.ts'],
     rules: { 'no-restricted-imports': 'off' },
   },
   {

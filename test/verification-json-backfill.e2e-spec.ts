@@ -1,6 +1,6 @@
 import { Pool } from 'pg';
 import { DataSource } from 'typeorm';
-import { migrationDataSourceOptions } from 'src/database/data-source-options';
+import { migrationDataSourceOptions } from 'src/database/migration-options';
 import { VERIFICATION_COLUMNS, type Verification } from 'src/verifications/verification.entity';
 import { verificationJson } from 'src/verifications/verification.mapper';
 import { MIGRATIONS } from '../migrations';

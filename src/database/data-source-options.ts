@@ -1,5 +1,4 @@
 import type { DataSourceOptions } from 'typeorm';
-import { MIGRATIONS } from '../../migrations';
 
 /**
  * One definition for the app, the migration runner and the tests. No entities: each feature module
@@ -26,7 +25,6 @@ export function dataSourceOptions(
   return {
     type: 'postgres',
     ...target,
-    migrations: MIGRATIONS,
     migrationsTableName: 'migrations',
     synchronize: false,
     migrationsRun: false,
@@ -64,14 +62,4 @@ export function poolSettings(queryTimeoutMs?: number) {
           lock_timeout: APP_LOCK_TIMEOUT_MS,
         }),
   };
-}
-
-/**
- * For the migration runner: no statement time-out, as index builds on a large table may run for
- * minutes; no entities, as migrations are plain SQL and the entities' generated column would make
- * TypeORM add its typeorm_metadata table to the schema.
- */
-export function migrationDataSourceOptions(databaseUrl: string): DataSourceOptions {
-  const options = dataSourceOptions(databaseUrl);
-  return { ...options, extra: { ...options.extra, statement_timeout: 0 } } as DataSourceOptions;
 }

@@ -3,7 +3,7 @@ import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { ConfigError } from 'src/config/app-config';
 import { loadConfig } from 'src/config/config.module';
-import { migrationDataSourceOptions } from 'src/database/data-source-options';
+import { migrationDataSourceOptions } from 'src/database/migration-options';
 
 /** Creates the database named in the URL when it does not exist yet. */
 export async function createDatabaseIfMissing(databaseUrl: string): Promise<void> {

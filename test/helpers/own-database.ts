@@ -1,6 +1,6 @@
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
-import { migrationDataSourceOptions } from 'src/database/data-source-options';
+import { migrationDataSourceOptions } from 'src/database/migration-options';
 
 /** Runs one statement on the server's maintenance database, beside the one in the URL. */
 export async function onServer(databaseUrl: string, sql: string): Promise<void> {
