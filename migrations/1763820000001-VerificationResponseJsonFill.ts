@@ -1,22 +1,22 @@
-import { MigrationInterface, QueryRunner } from 'typeorm';
-import { backfillVerificationJson } from 'src/verifications/verification-json-backfill';
+import { MigrationInterface } from 'typeorm';
 
 /**
- * Fills `verifications.response_json` for the rows that existed before it, with the service's own
- * writer, in batches of 1,000 rows, each its own transaction: no row is locked longer than its
- * batch, so status changes of the running release wait for one batch at most. Outside a migration
- * transaction for that reason; a run stopped half-way leaves texts that are right, and the next run
- * (or `npm run cli -- render-json`) writes the rest. 100,000 rows: see docs/performance.md.
+ * Kept, empty, under its name so that databases which ran it and databases which did not agree on
+ * the migrations applied. Migrations stand still: none imports the service's code, so none changes
+ * when that code does. The stored JSON of rows written before `response_json` existed (or by an
+ * older release during a rolling upgrade) is written by the service's own writer outside the
+ * migrations, with `npm run cli -- render-json` (CONTRIBUTING.md, "Writing a migration"; the operator
+ * guide's upgrade steps); until then readers render such rows from their columns.
  */
 export class VerificationResponseJsonFill1763820000001 implements MigrationInterface {
   name = 'VerificationResponseJsonFill1763820000001';
   transaction = false;
 
-  public async up(queryRunner: QueryRunner): Promise<void> {
-    await backfillVerificationJson(queryRunner.connection, 1_000);
+  public async up(): Promise<void> {
+    // Nothing: see above.
   }
 
   public async down(): Promise<void> {
-    // The texts go with the column (the previous migration's down).
+    // Nothing: see above.
   }
 }

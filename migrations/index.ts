@@ -5,6 +5,11 @@ import { Redaction1763800000000 } from './1763800000000-Redaction';
 import { WebhookEndpoints1763810000000 } from './1763810000000-WebhookEndpoints';
 import { VerificationResponseJson1763820000000 } from './1763820000000-VerificationResponseJson';
 import { VerificationResponseJsonFill1763820000001 } from './1763820000001-VerificationResponseJsonFill';
+import { OperatorKeys1763830000000 } from './1763830000000-OperatorKeys';
+import { AuditEvents1763840000000 } from './1763840000000-AuditEvents';
+import { LegalHolds1763840000001 } from './1763840000001-LegalHolds';
+import { AuditPending1763900000000 } from './1763900000000-AuditPending';
+import { AccountDueIndex1763910000000 } from './1763910000000-AccountDueIndex';
 
 /** Listed explicitly so the app, the CLI and the tests run the same migrations without globbing. */
 export const MIGRATIONS = [
@@ -15,4 +20,9 @@ export const MIGRATIONS = [
   WebhookEndpoints1763810000000,
   VerificationResponseJson1763820000000,
   VerificationResponseJsonFill1763820000001,
+  OperatorKeys1763830000000,
+  AuditEvents1763840000000,
+  LegalHolds1763840000001,
+  AuditPending1763900000000,
+  AccountDueIndex1763910000000,
 ];

@@ -1,6 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { AccountsModule } from 'src/accounts/accounts.module';
 import { AdminModule } from 'src/admin/admin.module';
+import { AuditApiModule } from 'src/audit/audit-api.module';
 import { CredentialListenerModule } from 'src/accounts/credential-listener.module';
 import { SecretKeyCheckModule } from 'src/accounts/secret-key-check.module';
 import { AuthModule } from 'src/auth/auth.module';
@@ -22,6 +23,7 @@ const API_MODULES = [
   WebhooksModule,
   VerificationsModule,
   AuthModule,
+  AuditApiModule,
 ];
 /** The delivery worker, the outbox sweeper and the retention passes. */
 const WORKER_MODULES = [WebhookWorkerModule, RetentionWorkerModule];

@@ -10,6 +10,7 @@ import { configureHttp } from 'src/http/http-pipeline';
 import { NestPinoLogger } from 'src/common/logging/nest-logger';
 import { rootLogger } from 'src/common/logging/root-logger';
 import type { AppConfig } from 'src/config/app-config';
+import { mountApiReference } from 'src/ops/api-reference';
 import { setupOpenApi } from 'src/ops/openapi';
 import { mountQueueDashboard } from 'src/ops/queue-dashboard';
 
@@ -31,10 +32,12 @@ export async function createApp(config: AppConfig): Promise<NestExpressApplicati
   } else {
     configureHttp(app, { publicApi: app.get(PublicRateLimiter).handler });
     mountQueueDashboard(app);
+    mountApiReference(app);
     setupOpenApi(app, {
       rateLimitPerMinute: config.rateLimitPerMinute,
       authFailureLimitPerMinute: config.authFailureLimitPerMinute,
       testEventsPerMinute: config.testEventsPerMinute,
+      redeliveriesPerHour: config.redeliveriesPerHour,
     });
   }
   return app;

@@ -1,3 +1,4 @@
+import type { CommitProbe } from 'src/database/in-doubt';
 import { type DataSource, type EntityManager, IsNull, MoreThan } from 'typeorm';
 import { AccountSecret } from 'src/accounts/account-secret.entity';
 
@@ -35,6 +36,11 @@ export function activeSecretCiphertextsOf(accountId: string): string {
   return `ARRAY(SELECT s.secret_ciphertext FROM account_secrets s
                  WHERE s.account_id = ${accountId} AND ${activeSecretCondition('s')}
                  ORDER BY s.created_at DESC)`;
+}
+
+/** Whether the secret row `id` is committed (its rotation's answer was lost). */
+export function secretCommitted(id: string): CommitProbe {
+  return async (query) => (await query('SELECT 1 FROM account_secrets WHERE id = $1', [id])).length > 0;
 }
 
 /**

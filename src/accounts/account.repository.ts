@@ -1,3 +1,4 @@
+import type { CommitProbe } from 'src/database/in-doubt';
 import type { DataSource, EntityManager } from 'typeorm';
 import { Account } from 'src/accounts/account.entity';
 
@@ -5,6 +6,11 @@ import { Account } from 'src/accounts/account.entity';
  * The account's webhook URL (null when it has none) as a scalar subquery, over `accountId`: the SQL
  * expression of an account id in the caller's statement (a column or a parameter placeholder).
  */
+/** Whether the account `id` is committed (its create's answer was lost). */
+export function accountCommitted(id: string): CommitProbe {
+  return async (query) => (await query('SELECT 1 FROM accounts WHERE id = $1', [id])).length > 0;
+}
+
 export function webhookUrlOf(accountId: string): string {
   return `(SELECT a.webhook_url FROM accounts a WHERE a.id = ${accountId})`;
 }
@@ -34,8 +40,35 @@ export class AccountRepository {
     return manager.getRepository(Account).existsBy({ id });
   }
 
-  async update(manager: EntityManager, id: string, changes: Pick<Account, 'name' | 'webhookUrl' | 'updatedAt'>) {
-    await manager.update(Account, { id }, changes);
+  /**
+   * Writes only the fields named in `changes` (and updated_at), in one statement that also returns
+   * the url the account had (read under the row's lock): concurrent changes of other fields are
+   * never written back. The lock is FOR NO KEY UPDATE (the key does not change), so the account's
+   * new events (their foreign key takes FOR KEY SHARE) are not held up meanwhile. Null when there
+   * is no such account.
+   */
+  async updateNamed(
+    manager: EntityManager,
+    id: string,
+    changes: Partial<Pick<Account, 'name' | 'webhookUrl'>>,
+    updatedAt: Date,
+  ): Promise<{ account: Account; previousUrl: string | null } | null> {
+    const values: unknown[] = [id, updatedAt];
+    const sets = ['updated_at = $2'];
+    if (changes.name !== undefined) sets.push(`name = $${values.push(changes.name)}`);
+    if (changes.webhookUrl !== undefined) sets.push(`webhook_url = $${values.push(changes.webhookUrl)}`);
+    const [rows] = (await manager.query(
+      `UPDATE accounts a SET ${sets.join(', ')}
+         FROM (SELECT id, webhook_url FROM accounts WHERE id = $1 FOR NO KEY UPDATE) before
+        WHERE a.id = before.id
+      RETURNING a.id, a.name, a.webhook_url AS "webhookUrl", a.created_at AS "createdAt", a.updated_at AS "updatedAt",
+                before.webhook_url AS "previousUrl"`,
+      values,
+    )) as [(Account & { previousUrl: string | null })[], number];
+    const row = rows[0];
+    if (!row) return null;
+    const { previousUrl, ...account } = row;
+    return { account: Object.assign(new Account(), account), previousUrl };
   }
 
   /** The account's webhook URL; null when it has none or does not exist. */

@@ -2,17 +2,22 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { v7 as uuidv7 } from 'uuid';
 import { AccountSecret } from 'src/accounts/account-secret.entity';
-import { AccountSecretRepository } from 'src/accounts/account-secret.repository';
+import { AccountSecretRepository, secretCommitted } from 'src/accounts/account-secret.repository';
 import { Account } from 'src/accounts/account.entity';
-import { AccountRepository } from 'src/accounts/account.repository';
+import { AccountRepository, accountCommitted } from 'src/accounts/account.repository';
 import { CredentialCache } from 'src/accounts/credential-cache';
 import { CredentialChangeFeed } from 'src/accounts/credential-change-feed';
 import { credentialLookups } from 'src/accounts/credential-changes';
 import { SecretKeyring, generateWebhookSecret, hashSecret, looksLikeWebhookSecret } from 'src/accounts/secret-crypto';
 import { webhookUrlProblem } from 'src/accounts/webhook-url';
+import { AuditTrail } from 'src/audit/audit-trail.service';
 import { ApiError } from 'src/common/api-error';
+import { CommitSettler } from 'src/database/commit-settler';
+import type { CommitProbe } from 'src/database/in-doubt';
 import { APP_CONFIG } from 'src/config/config.module';
 import type { AppConfig } from 'src/config/app-config';
+
+const target = (id: string) => ({ type: 'account', id });
 
 export interface CreatedAccount {
   account: Account;
@@ -35,6 +40,8 @@ export class AccountsService {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly credentials: CredentialCache,
     private readonly credentialChanges: CredentialChangeFeed,
+    private readonly trail: AuditTrail,
+    private readonly settler: CommitSettler,
   ) {
     this.keyring = new SecretKeyring(config.secretEncryptionKeys);
   }
@@ -44,10 +51,21 @@ export class AccountsService {
     const now = new Date();
     const account = Object.assign(new Account(), { id: uuidv7(), name, webhookUrl, createdAt: now, updatedAt: now });
     const secret = generateWebhookSecret();
-    await this.credentialChanges.change(account.id, async (manager) => {
-      await this.accounts.insert(manager, account);
-      await this.secrets.insert(manager, this.secretRow(account.id, secret, now));
-    });
+    await this.credentialChanges.change(
+      account.id,
+      async (manager) => {
+        await this.accounts.insert(manager, account);
+        await this.secrets.insert(manager, this.secretRow(account.id, secret, now));
+        const changes = webhookUrl === null ? ['name', 'webhook_secret'] : ['name', 'webhook_url', 'webhook_secret'];
+        await this.trail.record(manager, {
+          action: 'account.created',
+          target: target(account.id),
+          accountId: account.id,
+          changes,
+        });
+      },
+      { committed: () => accountCommitted(account.id) },
+    );
     return { account, secret };
   }
 
@@ -62,26 +80,29 @@ export class AccountsService {
   }
 
   /**
-   * Updates the account; `alsoIn`, given the account as it was, runs in the same transaction after
-   * the update (the webhooks feature enables the endpoint of a new URL there).
+   * Updates the fields `changes` names, and only those, in one statement; `alsoIn`, given the url
+   * the account had (read under the row's lock), runs in the same transaction after the update (the
+   * webhooks feature enables the endpoint of a new URL there). `committed` shows the update
+   * committed if its commit's answer is lost (the caller's audit entry: auditEntryCommitted).
    */
   async update(
     id: string,
     changes: { name?: string; webhookUrl?: string | null },
-    alsoIn?: (manager: EntityManager, before: Readonly<Account>) => Promise<void>,
+    alsoIn?: (manager: EntityManager, previousUrl: string | null) => Promise<void>,
+    committed: CommitProbe | null = null,
   ): Promise<Account> {
     if (changes.webhookUrl !== undefined) this.checkUrl(changes.webhookUrl);
-    const account = await this.get(id);
-    const before = { ...account };
-    if (changes.name !== undefined) account.name = changes.name;
-    if (changes.webhookUrl !== undefined) account.webhookUrl = changes.webhookUrl;
-    account.updatedAt = new Date();
-    await this.credentialChanges.change(id, async (manager) => {
-      const { name, webhookUrl, updatedAt } = account;
-      await this.accounts.update(manager, id, { name, webhookUrl, updatedAt });
-      if (alsoIn) await alsoIn(manager, before);
-    });
-    return account;
+    // Not a credential change (the cache maps secrets to accounts, nothing else), so no NOTIFY:
+    // PostgreSQL commits NOTIFYing transactions one at a time, every endpoint change among them.
+    return this.settler.transaction(
+      async (manager) => {
+        const updated = await this.accounts.updateNamed(manager, id, changes, new Date());
+        if (!updated) throw ApiError.notFound('account');
+        if (alsoIn) await alsoIn(manager, updated.previousUrl);
+        return updated.account;
+      },
+      () => committed,
+    );
   }
 
   /**
@@ -89,6 +110,7 @@ export class AccountsService {
    * the grace of an earlier rotation stops at once.
    */
   async rotateSecret(id: string, graceSeconds: number): Promise<RotatedSecret> {
+    const secretId = uuidv7();
     return this.credentialChanges.change(
       id,
       async (manager) => {
@@ -99,10 +121,17 @@ export class AccountsService {
         const previousExpiresAt = new Date(now.getTime() + graceSeconds * 1000);
         const hadCurrent = await this.secrets.startGracePeriod(manager, id, previousExpiresAt);
         const secret = generateWebhookSecret();
-        await this.secrets.insert(manager, this.secretRow(id, secret, now));
+        await this.secrets.insert(manager, this.secretRow(id, secret, now, secretId));
+        const entry = {
+          action: 'account.secret_rotated',
+          target: target(id),
+          accountId: id,
+          changes: ['webhook_secret'],
+        };
+        await this.trail.record(manager, entry);
         return { secret, previousExpiresAt: hadCurrent ? previousExpiresAt : null };
       },
-      { confirm: true },
+      { confirm: true, committed: () => secretCommitted(secretId) },
     );
   }
 
@@ -140,9 +169,9 @@ export class AccountsService {
     if (problem) throw ApiError.validation(field, problem);
   }
 
-  private secretRow(accountId: string, secret: string, now: Date): AccountSecret {
+  private secretRow(accountId: string, secret: string, now: Date, id = uuidv7()): AccountSecret {
     return Object.assign(new AccountSecret(), {
-      id: uuidv7(),
+      id,
       accountId,
       secretHash: hashSecret(secret),
       secretCiphertext: this.keyring.seal(secret),

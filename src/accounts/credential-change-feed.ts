@@ -5,6 +5,8 @@ import { DataSource, EntityManager } from 'typeorm';
 import { ChangeAcknowledgements } from 'src/accounts/credential-acks';
 import { CREDENTIAL_LEASE_MS, CredentialCache } from 'src/accounts/credential-cache';
 import { CREDENTIAL_CHANNEL, LISTENER_APPLICATION_NAME } from 'src/accounts/credential-changes';
+import { CommitSettler } from 'src/database/commit-settler';
+import type { CommitProbe } from 'src/database/in-doubt';
 
 /**
  * A process that has not acknowledged a change by its commit + the lease (and this margin for timers)
@@ -13,6 +15,13 @@ import { CREDENTIAL_CHANNEL, LISTENER_APPLICATION_NAME } from 'src/accounts/cred
 const LEASE_MARGIN_MS = 100;
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
+
+export interface ChangeOptions<T> {
+  /** Wait until every API process dropped the account's cached credentials. */
+  confirm?: boolean;
+  /** What shows the change committed, if its commit's answer is lost (commit-settler.ts). */
+  committed?: (result: T) => CommitProbe | null;
+}
 
 /**
  * Changes to an account's credentials, announced to every API process's credential cache: the
@@ -26,6 +35,7 @@ export class CredentialChangeFeed {
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly cache: CredentialCache,
     private readonly acks: ChangeAcknowledgements,
+    private readonly settler: CommitSettler,
   ) {}
 
   /**
@@ -39,16 +49,16 @@ export class CredentialChangeFeed {
   async change<T>(
     accountId: string,
     work: (manager: EntityManager) => Promise<T>,
-    { confirm = false } = {},
+    { confirm = false, committed = () => null }: ChangeOptions<T> = {},
   ): Promise<T> {
     const change = `${accountId} ${randomUUID()}`;
     if (confirm) this.acks.expect(change);
     try {
-      const result = await this.dataSource.transaction(async (manager) => {
+      const result = await this.settler.transaction(async (manager) => {
         const value = await work(manager);
         await manager.query('SELECT pg_notify($1, $2)', [CREDENTIAL_CHANNEL, change]);
         return value;
-      });
+      }, committed);
       this.cache.invalidateAccount(accountId);
       const leasesEnd = Date.now() + CREDENTIAL_LEASE_MS + LEASE_MARGIN_MS;
       // Committed: the caller must get its result (a new secret) even if the wait cannot be done.

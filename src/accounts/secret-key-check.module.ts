@@ -1,9 +1,12 @@
 import { Module } from '@nestjs/common';
 import { AccountSecretRepository } from 'src/accounts/account-secret.repository';
-import { SecretKeyCheck } from 'src/accounts/secret-key-check';
+import { SecretKeyCheck, SecretKeyVerifier } from 'src/accounts/secret-key-check';
 import { DatabaseModule } from 'src/database/database.module';
 import { repositoryProviders } from 'src/database/repository-providers';
 
 /** The start-up check of SECRET_ENCRYPTION_KEY against the stored secrets, in every service role. */
-@Module({ imports: [DatabaseModule], providers: [...repositoryProviders(AccountSecretRepository), SecretKeyCheck] })
+@Module({
+  imports: [DatabaseModule],
+  providers: [...repositoryProviders(AccountSecretRepository), SecretKeyVerifier, SecretKeyCheck],
+})
 export class SecretKeyCheckModule {}

@@ -27,16 +27,10 @@ export function keyProblem(keyring: SecretKeyring, sealers: readonly SealerSampl
   return null;
 }
 
-/**
- * Every role checks at start that its SECRET_ENCRYPTION_KEY opens what is stored, and stops with one
- * line naming it if not: a wrong key would otherwise fail every delivery of every account. With
- * PostgreSQL unreachable at start, the check waits for it (every 5 s) and stops the process then.
- */
+/** SECRET_ENCRYPTION_KEY against the stored secrets, for every entry point that seals or reads them. */
 @Injectable()
-export class SecretKeyCheck implements OnApplicationBootstrap, OnApplicationShutdown {
-  private readonly logger = new Logger(SecretKeyCheck.name);
+export class SecretKeyVerifier {
   private readonly keyring: SecretKeyring;
-  private timer?: NodeJS.Timeout;
 
   constructor(
     private readonly secrets: AccountSecretRepository,
@@ -45,8 +39,40 @@ export class SecretKeyCheck implements OnApplicationBootstrap, OnApplicationShut
     this.keyring = new SecretKeyring(config.secretEncryptionKeys);
   }
 
-  async onApplicationBootstrap(): Promise<void> {
+  /** The problem, null when there is none, 'unchecked' when PostgreSQL cannot be asked. */
+  async problem(): Promise<string | null | 'unchecked'> {
+    try {
+      return keyProblem(this.keyring, await this.secrets.sealers());
+    } catch (error) {
+      // 42P01: a database not migrated yet holds no secret.
+      if ((error as { code?: string }).code === '42P01') return null;
+      if (isDatabaseUnavailable(error)) return 'unchecked';
+      throw error;
+    }
+  }
+
+  /** Throws the one-line ConfigError naming SECRET_ENCRYPTION_KEY (or the database's error) unless the keys open what is stored. */
+  async assertOpensStored(): Promise<void> {
     const problem = await this.problem();
+    if (problem === 'unchecked') throw new Error('PostgreSQL is unavailable: SECRET_ENCRYPTION_KEY cannot be checked');
+    if (problem !== null) throw new ConfigError('SECRET_ENCRYPTION_KEY', problem);
+  }
+}
+
+/**
+ * Every role checks at start that its SECRET_ENCRYPTION_KEY opens what is stored, and stops with one
+ * line naming it if not: a wrong key would otherwise fail every delivery of every account. With
+ * PostgreSQL unreachable at start, the check waits for it (every 5 s) and stops the process then.
+ */
+@Injectable()
+export class SecretKeyCheck implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger(SecretKeyCheck.name);
+  private timer?: NodeJS.Timeout;
+
+  constructor(private readonly verifier: SecretKeyVerifier) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    const problem = await this.verifier.problem();
     if (problem === 'unchecked') {
       this.logger.warn(
         'PostgreSQL is unavailable: SECRET_ENCRYPTION_KEY will be checked against the stored secrets once it answers',
@@ -63,7 +89,7 @@ export class SecretKeyCheck implements OnApplicationBootstrap, OnApplicationShut
 
   private retryLater(): void {
     this.timer = setTimeout(() => {
-      void this.problem().then(
+      void this.verifier.problem().then(
         (problem) => {
           if (problem === 'unchecked') return this.retryLater();
           if (problem === null) return this.logger.log('SECRET_ENCRYPTION_KEY decrypts the stored secrets');
@@ -77,17 +103,5 @@ export class SecretKeyCheck implements OnApplicationBootstrap, OnApplicationShut
       );
     }, RETRY_MS);
     this.timer.unref();
-  }
-
-  /** The problem, null when there is none, 'unchecked' when PostgreSQL cannot be asked. */
-  private async problem(): Promise<string | null | 'unchecked'> {
-    try {
-      return keyProblem(this.keyring, await this.secrets.sealers());
-    } catch (error) {
-      // 42P01: a database not migrated yet holds no secret.
-      if ((error as { code?: string }).code === '42P01') return null;
-      if (isDatabaseUnavailable(error)) return 'unchecked';
-      throw error;
-    }
   }
 }

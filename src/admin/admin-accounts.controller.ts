@@ -16,6 +16,7 @@ import {
 } from 'src/accounts/accounts.dto';
 import { AccountsService } from 'src/accounts/accounts.service';
 import { INSECURE_REFUSED } from 'src/accounts/webhook-url';
+import { RequiresPermission } from 'src/auth/permissions';
 import { RequiresCredential } from 'src/http/credentials';
 import { iso } from 'src/common/time';
 import { UndeclaredInputGuard } from 'src/http/undeclared-input.guard';
@@ -32,6 +33,7 @@ export class AdminAccountsController {
   ) {}
 
   @Post()
+  @RequiresPermission('accounts:write')
   @ApiOperation({ summary: 'Create an account; the response is the only time its secret is shown' })
   @ApiCreatedResponse({ type: CreatedAccountResponseDto })
   @ApiErrors(ApiError.validation('name', 'must not be blank'), ApiError.validation('webhook_url', INSECURE_REFUSED))
@@ -41,6 +43,7 @@ export class AdminAccountsController {
   }
 
   @Get(':id')
+  @RequiresPermission('accounts:read')
   @ApiOperation({ summary: 'The account, without its secret, with its webhook endpoint' })
   @ApiOkResponse({ type: AdminAccountResponseDto })
   @ApiErrors(invalidId(), ApiError.notFound('account'))
@@ -50,6 +53,7 @@ export class AdminAccountsController {
   }
 
   @Patch(':id')
+  @RequiresPermission('accounts:write')
   @ApiOperation({ summary: 'Update name and/or webhook_url; null clears the URL' })
   @ApiOkResponse({ type: AccountResponseDto })
   @ApiErrors(
@@ -62,6 +66,7 @@ export class AdminAccountsController {
   }
 
   @Patch(':id/webhook-endpoint')
+  @RequiresPermission('accounts:write')
   @ApiOperation({
     summary: "Change the account's webhook endpoint as its client can (url, status); a disable's reason is operator",
   })
@@ -80,6 +85,7 @@ export class AdminAccountsController {
   }
 
   @Post(':id/secret/rotate')
+  @RequiresPermission('secrets:rotate')
   @HttpCode(200)
   @ApiOperation({ summary: 'Issue a new secret; the old one keeps working for the grace period' })
   @ApiOkResponse({ type: RotatedSecretResponseDto })

@@ -1,8 +1,22 @@
 import { Module } from '@nestjs/common';
 import { AccountsModule } from 'src/accounts/accounts.module';
 import { AdminAccountsController } from 'src/admin/admin-accounts.controller';
+import { AdminAuditEventsController } from 'src/admin/admin-audit-events.controller';
+import { AdminLegalHoldsController } from 'src/admin/admin-legal-holds.controller';
+import { AdminOperatorKeysController } from 'src/admin/admin-operator-keys.controller';
+import { AuditApiModule } from 'src/audit/audit-api.module';
+import { OperatorsModule } from 'src/operators/operators.module';
+import { VerificationRedactionModule } from 'src/verifications/verification-redaction.module';
 import { WebhooksModule } from 'src/webhooks/webhooks.module';
 
-/** The admin API's account routes: the accounts feature and the account's webhook endpoint. */
-@Module({ imports: [AccountsModule, WebhooksModule], controllers: [AdminAccountsController] })
+/** The admin API's routes: accounts and their webhook endpoint, operator keys, the audit trail, legal holds. */
+@Module({
+  imports: [AccountsModule, WebhooksModule, OperatorsModule, AuditApiModule, VerificationRedactionModule],
+  controllers: [
+    AdminAccountsController,
+    AdminOperatorKeysController,
+    AdminAuditEventsController,
+    AdminLegalHoldsController,
+  ],
+})
 export class AdminModule {}

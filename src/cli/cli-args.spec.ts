@@ -131,6 +131,43 @@ describe('parseArgs: redact and retention', () => {
   });
 });
 
+describe('parseArgs: operator-keys', () => {
+  it('reads the two-word commands', () => {
+    expect(parseArgs(['operator-keys', 'create', '--name', 'ci', '--role', 'viewer'])).toEqual({
+      kind: 'run',
+      command: 'operator-keys create',
+      args: [],
+      options: { name: 'ci', role: 'viewer' },
+    });
+    expect(parseArgs(['operator-keys', 'list'])).toMatchObject({ command: 'operator-keys list', args: [] });
+    expect(parseArgs(['operator-keys', 'revoke', ID])).toMatchObject({ command: 'operator-keys revoke', args: [ID] });
+    expect(parseArgs(['operator-keys', 'create', '--help'])).toEqual({ kind: 'help', command: 'operator-keys create' });
+  });
+
+  it.each([
+    [['operator-keys'], 'operator-keys: expected one of create, list, revoke'],
+    [['operator-keys', 'rotate'], 'operator-keys: expected one of create, list, revoke'],
+    [['operator-keys', 'create', '--name', 'ci'], 'operator-keys create: --role <role> is required'],
+    [
+      ['operator-keys', 'create', '--name', 'ci', '--role', 'root'],
+      'operator-keys create: --role must be one of viewer, operator, compliance, auditor, admin',
+    ],
+    [
+      ['operator-keys', 'create', '--name', 'ci', '--role', 'admin', '--expires-in-days', '366'],
+      'operator-keys create: --expires-in-days must be an integer between 1 and 365',
+    ],
+    [
+      ['operator-keys', 'create', '--name', 'ci', '--role', 'admin', '--expires-in-days', '0'],
+      'operator-keys create: --expires-in-days must be an integer between 1 and 365',
+    ],
+    [['operator-keys', 'revoke'], 'operator-keys revoke: missing <key-id>'],
+    [['operator-keys', 'revoke', 'x'], 'operator-keys revoke: <key-id> must be a UUID'],
+    [['operator-keys', 'list', '--all'], 'operator-keys list: unknown option --all'],
+  ])('refuses %j with one line', (argv, message) => {
+    expect(() => parseArgs(argv)).toThrow(new CliUsageError(message));
+  });
+});
+
 describe('usage', () => {
   it('lists every command with its synopsis', () => {
     const text = usage();
@@ -153,5 +190,12 @@ describe('usage', () => {
     expect(usage('deliveries:failed')).toMatch(
       /^Usage: npm run cli -- deliveries:failed <account-id> \[--limit <n>\]\n/,
     );
+  });
+});
+
+describe('two-word commands', () => {
+  it('reads `audit verify` as one command', () => {
+    expect(parseArgs(['audit', 'verify'])).toEqual({ kind: 'run', command: 'audit verify', args: [], options: {} });
+    expect(() => parseArgs(['audit'])).toThrow('audit: expected one of verify');
   });
 });

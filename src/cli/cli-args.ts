@@ -97,9 +97,19 @@ function checkValues(command: CommandName, spec: CommandSpec, args: string[], op
 }
 
 export function parseArgs(argv: readonly string[]): ParsedArgs {
-  const [first, ...rest] = argv;
-  if (first === undefined || first === '--help' || first === '-h' || first === 'help') return { kind: 'help' };
-  if (!isCommand(first)) throw new CliUsageError(`unknown command "${first}"`);
+  const [word, ...words] = argv;
+  if (word === undefined || word === '--help' || word === '-h' || word === 'help') return { kind: 'help' };
+  // A command of two words (`operator-keys create`) is read as one.
+  const twoWords = words.length > 0 && isCommand(`${word} ${words[0]}`);
+  const first = twoWords ? `${word} ${words[0]}` : word;
+  const rest = twoWords ? words.slice(1) : words;
+  if (!isCommand(first)) {
+    const subcommands = Object.keys(COMMANDS)
+      .filter((name) => name.startsWith(`${word} `))
+      .map((name) => name.slice(word.length + 1));
+    if (subcommands.length > 0) throw new CliUsageError(`${word}: expected one of ${subcommands.join(', ')}`);
+    throw new CliUsageError(`unknown command "${first}"`);
+  }
   const spec = COMMANDS[first];
   if (rest.includes('--help') || rest.includes('-h')) return { kind: 'help', command: first };
 
@@ -115,6 +125,12 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
     const value = options[name];
     if (value !== undefined && (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max)) {
       throw new CliUsageError(`${first}: --${name} must be an integer between ${min} and ${max}`);
+    }
+  }
+  for (const [name, allowed] of Object.entries(spec.choices ?? {})) {
+    const value = options[name];
+    if (value !== undefined && !allowed.includes(value)) {
+      throw new CliUsageError(`${first}: --${name} must be one of ${allowed.join(', ')}`);
     }
   }
   checkValues(first, spec, args, options);

@@ -6,8 +6,12 @@ import type { DataSource } from 'typeorm';
 import { toAccountResponse } from 'src/accounts/account.mapper';
 import { CreateAccountDto } from 'src/accounts/accounts.dto';
 import { AccountsService } from 'src/accounts/accounts.service';
+import { SecretKeyVerifier } from 'src/accounts/secret-key-check';
 import { SecretReencryption } from 'src/accounts/secret-reencryption';
+import { AuditEventRepository } from 'src/audit/audit-event.repository';
+import { verifyAuditChain } from 'src/audit/audit-verifier';
 import type { CommandName } from 'src/cli/cli-args';
+import { COMMANDS } from 'src/cli/cli-command-table';
 import { ApiError } from 'src/common/api-error';
 import { MAX_LIMIT } from 'src/common/pagination';
 import { iso } from 'src/common/time';
@@ -16,6 +20,9 @@ import { backfillVerificationJson } from 'src/verifications/verification-json-ba
 import { VerificationRedactor } from 'src/verifications/verification-redactor.service';
 import { validationError } from 'src/http/validation';
 import { RetentionService } from 'src/retention/retention.service';
+import { toOperatorKeyResponse } from 'src/operators/operator-key.mapper';
+import { CreateOperatorKeyDto } from 'src/operators/operator-keys.dto';
+import { OperatorKeysService } from 'src/operators/operator-keys.service';
 import type { WebhookEventResponseDto } from 'src/webhooks/webhook-events.dto';
 import { MAX_BULK_REDELIVERY, WebhookEventsService } from 'src/webhooks/webhook-events.service';
 
@@ -69,6 +76,8 @@ export async function runCommand(
   args: string[],
   options: Options,
 ): Promise<string> {
+  // As every service role does at start: a shell holding a retired key must not seal what the running service cannot open.
+  if (COMMANDS[command].secrets) await app.get(SecretKeyVerifier).assertOpensStored();
   const accounts = app.get(AccountsService);
   const events = app.get(WebhookEventsService);
   switch (command) {
@@ -87,6 +96,8 @@ export async function runCommand(
       const rotated = await accounts.rotateSecret(uuidArgument('account_id', args[0]), grace);
       return json({ webhook_secret: rotated.secret, previous_secret_expires_at: iso(rotated.previousExpiresAt) });
     }
+    case 'audit verify':
+      return verifyAuditChain(app.get(AuditEventRepository));
     case 'deliveries:failed': {
       const accountId = uuidArgument('account_id', args[0]);
       await accounts.get(accountId);
@@ -110,6 +121,31 @@ export async function runCommand(
       const rest =
         result.count === MAX_BULK_REDELIVERY ? ' That is the most one call replays: run it again for the rest.' : '';
       return `${result.count} failed event(s) of account ${accountId} queued for redelivery.${rest}\n`;
+    }
+    case 'operator-keys create': {
+      const dto = plainToInstance(CreateOperatorKeyDto, {
+        name: options.name,
+        role: options.role,
+        expires_in_days: options['expires-in-days'] === undefined ? undefined : Number(options['expires-in-days']),
+      });
+      const errors = validateSync(dto);
+      if (errors.length > 0) throw validationError(errors);
+      const { record, key } = await app.get(OperatorKeysService).create(dto.name, dto.role, dto.expires_in_days);
+      return json({ ...toOperatorKeyResponse(record), key });
+    }
+    case 'operator-keys list': {
+      const keys = await app.get(OperatorKeysService).list();
+      if (keys.length === 0) return 'No operator keys.\n';
+      const rows = keys.map(toOperatorKeyResponse).map((key) => {
+        const state = key.revoked_at ? 'revoked' : Date.parse(key.expires_at) <= Date.now() ? 'expired' : 'active';
+        return [key.id, key.name, key.role, state, key.created_at, key.expires_at, key.last_used_at ?? '-'];
+      });
+      return table([['ID', 'NAME', 'ROLE', 'STATE', 'CREATED_AT', 'EXPIRES_AT', 'LAST_USED_AT'], ...rows]);
+    }
+    case 'operator-keys revoke': {
+      const id = uuidArgument('key_id', args[0]);
+      await app.get(OperatorKeysService).revoke(id);
+      return `Operator key ${id} revoked: every service process refuses it from now on.\n`;
     }
     case 'redact': {
       const redacted = await app.get(VerificationRedactor).redact(null, uuidArgument('verification_id', args[0]));

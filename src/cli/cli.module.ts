@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { AccountsModule } from 'src/accounts/accounts.module';
 import { ConfigModule } from 'src/config/config.module';
 import { DatabaseModule } from 'src/database/database.module';
+import { OperatorsModule } from 'src/operators/operators.module';
 import { RetentionModule } from 'src/retention/retention.module';
 import { VerificationRedactionModule } from 'src/verifications/verification-redaction.module';
 import { WebhooksModule } from 'src/webhooks/webhooks.module';
@@ -12,6 +13,14 @@ import { WebhooksModule } from 'src/webhooks/webhooks.module';
  * workers to deliver.
  */
 @Module({
-  imports: [ConfigModule, DatabaseModule, AccountsModule, WebhooksModule, VerificationRedactionModule, RetentionModule],
+  imports: [
+    ConfigModule,
+    DatabaseModule,
+    AccountsModule,
+    WebhooksModule,
+    VerificationRedactionModule,
+    RetentionModule,
+    OperatorsModule,
+  ],
 })
 export class CliModule {}

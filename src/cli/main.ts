@@ -24,7 +24,7 @@ function describe(error: unknown): string {
     const field = error.details[0]?.field;
     if (error.code === 'validation_failed' && field)
       return `--${field.replace(/_/g, '-')}: ${error.details[0].issue}`.replace(
-        /^--(account-id|verification-id):/,
+        /^--(account-id|verification-id|key-id):/,
         '<$1>',
       );
     return error.message;

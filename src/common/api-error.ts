@@ -10,6 +10,7 @@ const STATUS = {
   invalid_transition: 409,
   version_conflict: 409,
   endpoint_disabled: 409,
+  legal_hold: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
   rate_limited: 429,
@@ -69,8 +70,21 @@ export class ApiError extends Error {
     );
   }
 
+  /** A redaction refused while a legal hold is active; the message says until when. */
+  static legalHold(until: Date | null): ApiError {
+    const when = until ? `until ${until.toISOString()}` : 'until it is released';
+    return new ApiError('legal_hold', `The verification is under a legal hold ${when}; nothing was changed`);
+  }
+
   static unauthorized(): ApiError {
     return new ApiError('unauthorized', 'Missing or invalid credentials', [], { 'WWW-Authenticate': 'Bearer' });
+  }
+
+  /** A valid operator credential whose roles lack the permission the route needs; nothing changed. */
+  static forbidden(permission: string): ApiError {
+    return new ApiError('forbidden', `Your role does not grant the permission this request needs (${permission})`, [
+      { field: 'role', issue: `lacks the permission ${permission}` },
+    ]);
   }
 
   /** A state-changing queue dashboard request sent by a page of another origin (cross-site request forgery). */
@@ -112,6 +126,26 @@ export class ApiError extends Error {
       'A dependency this route needs is unavailable; retry later',
       [{ field: dependency, issue: 'down' }],
       { 'Retry-After': '1' },
+    );
+  }
+
+  /** A write whose commit could not be confirmed or ruled out: the primary was out of reach until the deadline. */
+  static commitUnknown(): ApiError {
+    return new ApiError(
+      'service_unavailable',
+      'The database went away while this change was committing, and did not come back in time to tell whether it was committed: read the resource before retrying',
+      [{ field: 'commit', issue: 'unknown' }],
+      { 'Retry-After': '1' },
+    );
+  }
+
+  /** An OIDC access token while the issuer cannot be reached and no JWKS is cached; other credentials keep working. */
+  static identityProviderUnavailable(): ApiError {
+    return new ApiError(
+      'service_unavailable',
+      'The identity provider cannot be reached to verify this token; retry later',
+      [{ field: 'oidc_issuer', issue: 'unreachable' }],
+      { 'Retry-After': '5' },
     );
   }
 

@@ -11,6 +11,14 @@ const SECRETS: Env = {
   SECRET_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
 };
 
+const BASE64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+
+/** The same 32 bytes spelled with the last character's two unused bits set differently. */
+function nonCanonical(key: Buffer): string {
+  const canonical = key.toString('base64');
+  return canonical.slice(0, 42) + BASE64[BASE64.indexOf(canonical[42]) ^ 1] + '=';
+}
+
 function failure(env: Env): ConfigError {
   try {
     parseConfig(env);
@@ -38,7 +46,9 @@ describe('parseConfig', () => {
       webhookAllowInsecureUrls: false,
       rateLimitPerMinute: 1200,
       testEventsPerMinute: 60,
+      redeliveriesPerHour: 20_000,
       authFailureLimitPerMinute: 20,
+      streamsPerAccount: 5,
       logLevel: 'info',
       adminToken: SECRETS.ADMIN_TOKEN,
       internalApiToken: SECRETS.INTERNAL_API_TOKEN,
@@ -53,6 +63,15 @@ describe('parseConfig', () => {
       SECRET_ENCRYPTION_KEY: `${newer.toString('base64')}, ${older.toString('base64')}`,
     });
     expect(config.secretEncryptionKeys).toEqual([newer, older]);
+  });
+
+  it('takes a non-canonical base64 spelling of a key as that key (twice is naming it twice)', () => {
+    const key = randomBytes(32);
+    const twin = nonCanonical(key);
+    expect(twin).not.toBe(key.toString('base64'));
+    expect(parseConfig({ ...SECRETS, SECRET_ENCRYPTION_KEY: twin }).secretEncryptionKeys).toEqual([key]);
+    const error = failure({ ...SECRETS, SECRET_ENCRYPTION_KEY: `${key.toString('base64')},${twin}` });
+    expect(error.message).toBe('Invalid configuration: SECRET_ENCRYPTION_KEY names a key twice');
   });
 
   it('reads WEBHOOK_DISABLE_AFTER: 5d by default, 0 for never, units ms to d', () => {
@@ -80,6 +99,7 @@ describe('parseConfig', () => {
       RATE_LIMIT_PER_MINUTE: '0',
       TEST_EVENTS_PER_MINUTE: '3',
       AUTH_FAILURE_LIMIT_PER_MINUTE: '0',
+      STREAMS_PER_ACCOUNT: '2',
       LOG_LEVEL: 'debug',
     });
     expect(config).toMatchObject({
@@ -98,6 +118,7 @@ describe('parseConfig', () => {
       rateLimitPerMinute: 0,
       testEventsPerMinute: 3,
       authFailureLimitPerMinute: 0,
+      streamsPerAccount: 2,
       logLevel: 'debug',
     });
   });
@@ -124,7 +145,10 @@ describe('parseConfig', () => {
     ['WEBHOOK_ALLOW_INSECURE_URLS', 'maybe'],
     ['RATE_LIMIT_PER_MINUTE', '-5'],
     ['TEST_EVENTS_PER_MINUTE', '-1'],
+    ['STREAMS_PER_ACCOUNT', '0'],
     ['TEST_EVENTS_PER_MINUTE', 'sixty'],
+    ['REDELIVERIES_PER_HOUR', '-1'],
+    ['REDELIVERIES_PER_HOUR', '1e4'],
     ['AUTH_FAILURE_LIMIT_PER_MINUTE', '2.5'],
     ['AUTH_FAILURE_LIMIT_PER_MINUTE', '20000000'],
     ['LOG_LEVEL', 'verbose'],

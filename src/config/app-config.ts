@@ -1,5 +1,6 @@
 import { hashTagOf, type RedisNode } from 'src/redis/redis-connection';
 import { parseDuration, parseRetrySchedule } from 'src/config/retry-schedule';
+import { parseOidcConfig, type OidcConfig } from 'src/config/oidc-config';
 
 export type AppRole = 'all' | 'api' | 'worker';
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -30,6 +31,10 @@ export interface AppConfig {
   readonly rateLimitPerMinute: number;
   /** Test events per account per minute; 0 is off. */
   readonly testEventsPerMinute: number;
+  /** Open event streams per account on each API process. */
+  readonly streamsPerAccount: number;
+  /** Events one account may redeliver (single and bulk) per hour; 0 turns the limit off. */
+  readonly redeliveriesPerHour: number;
   /** Failed admin, internal and dashboard credentials per source address per minute; 0 is off. */
   readonly authFailureLimitPerMinute: number;
   readonly logLevel: LogLevel;
@@ -39,10 +44,14 @@ export interface AppConfig {
   readonly piiRetentionDays: number;
   /** Delivered and failed webhook events older than this many days are deleted; 0 keeps them. */
   readonly webhookEventRetentionDays: number;
+  /** AUDIT_RETENTION_DAYS: audit entries older than this are removed, oldest first; 0 keeps the trail forever. */
+  readonly auditRetentionDays: number;
   /** How often the worker runs the retention pass. */
   readonly retentionIntervalMs: number;
   /** A request (headers and body) not fully received within this is answered 408 and closed. */
   readonly httpRequestTimeoutMs: number;
+  /** Operators' OIDC access tokens (and the dashboard's login); null when OIDC_ISSUER_URL is unset. */
+  readonly oidc: OidcConfig | null;
 }
 
 export class ConfigError extends Error {
@@ -119,8 +128,12 @@ function encryptionKeys(value: string): Buffer[] {
       'must be the base64 encoding of 32 bytes, or several such keys separated by commas (newest first)',
     );
   }
-  if (new Set(keys).size !== keys.length) throw new ConfigError('SECRET_ENCRYPTION_KEY', 'names a key twice');
-  return keys.map((key) => Buffer.from(key, 'base64'));
+  const bytes = keys.map((key) => Buffer.from(key, 'base64'));
+  // Two spellings of the same 32 bytes (the last character's unused bits) are the same key.
+  if (new Set(bytes.map((key) => key.toString('hex'))).size !== keys.length) {
+    throw new ConfigError('SECRET_ENCRYPTION_KEY', 'names a key twice');
+  }
+  return bytes;
 }
 
 /** `host:port,host:port,…`; IPv6 hosts in brackets. */
@@ -188,12 +201,16 @@ export function parseConfig(env: Env): AppConfig {
     webhookAllowInsecureUrls: flag(env, 'WEBHOOK_ALLOW_INSECURE_URLS'),
     rateLimitPerMinute: integer(env, 'RATE_LIMIT_PER_MINUTE', 1200, 0, 10_000_000),
     testEventsPerMinute: integer(env, 'TEST_EVENTS_PER_MINUTE', 60, 0, 10_000_000),
+    redeliveriesPerHour: integer(env, 'REDELIVERIES_PER_HOUR', 20_000, 0, 100_000_000),
     authFailureLimitPerMinute: integer(env, 'AUTH_FAILURE_LIMIT_PER_MINUTE', 20, 0, 10_000_000),
+    streamsPerAccount: integer(env, 'STREAMS_PER_ACCOUNT', 5, 1, 10_000),
     logLevel,
     sweepIntervalMs: integer(env, 'OUTBOX_SWEEP_INTERVAL_MS', 5_000, 100, 3_600_000),
     piiRetentionDays: integer(env, 'PII_RETENTION_DAYS', 0, 0, MAX_RETENTION_DAYS),
     webhookEventRetentionDays: integer(env, 'WEBHOOK_EVENT_RETENTION_DAYS', 90, 0, MAX_RETENTION_DAYS),
+    auditRetentionDays: integer(env, 'AUDIT_RETENTION_DAYS', 2557, 0, MAX_RETENTION_DAYS),
     retentionIntervalMs: integer(env, 'RETENTION_INTERVAL_MS', 60_000, 100, 86_400_000),
     httpRequestTimeoutMs: integer(env, 'HTTP_REQUEST_TIMEOUT_MS', 30_000, 1_000, 600_000),
+    oidc: parseOidcConfig(env, (variable, reason) => new ConfigError(variable, reason)),
   };
 }

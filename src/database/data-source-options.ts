@@ -1,4 +1,5 @@
 import type { DataSourceOptions } from 'typeorm';
+import { refuseStandby } from 'src/database/primary-only';
 
 /**
  * One definition for the app, the migration runner and the tests. No entities: each feature module
@@ -29,7 +30,7 @@ export function dataSourceOptions(
     synchronize: false,
     migrationsRun: false,
     logging: false,
-    extra: poolSettings(queryTimeoutMs),
+    extra: poolSettings(queryTimeoutMs, databaseUrl),
   };
 }
 
@@ -45,8 +46,12 @@ export const APP_QUERY_TIMEOUT_MS = 2_500;
 export const APP_STATEMENT_TIMEOUT_MS = 2_000;
 export const APP_LOCK_TIMEOUT_MS = 500;
 
-/** Connection-pool settings shared by TypeORM's pool and the raw one (src/database/pg-pool.ts). */
-export function poolSettings(queryTimeoutMs?: number) {
+/**
+ * Connection-pool settings shared by TypeORM's pool and the raw one (src/database/pg-pool.ts). The
+ * app's pools (with `queryTimeoutMs`) check that each new connection to `primaryUrl` reached the
+ * primary (primary-only.ts); the migration runner's does not need to, as it writes nothing else.
+ */
+export function poolSettings(queryTimeoutMs?: number, primaryUrl?: string) {
   return {
     max: 20,
     // With PostgreSQL down, requests fail in about a second rather than hanging.
@@ -60,6 +65,7 @@ export function poolSettings(queryTimeoutMs?: number) {
           query_timeout: queryTimeoutMs,
           statement_timeout: Math.min(APP_STATEMENT_TIMEOUT_MS, queryTimeoutMs - 500),
           lock_timeout: APP_LOCK_TIMEOUT_MS,
+          ...(primaryUrl === undefined ? {} : { onConnect: refuseStandby(primaryUrl) }),
         }),
   };
 }

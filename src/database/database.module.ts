@@ -7,6 +7,7 @@ import type { AppConfig } from 'src/config/app-config';
 import { APP_CONFIG } from 'src/config/config.module';
 import { APP_QUERY_TIMEOUT_MS, dataSourceOptions } from 'src/database/data-source-options';
 import { useCorrectJsonParsers } from 'src/database/pg-json';
+import { CommitSettler } from 'src/database/commit-settler';
 import { PgPool } from 'src/database/pg-pool';
 
 const RECONNECT_INTERVAL_MS = 2_000;
@@ -62,8 +63,8 @@ class DatabaseReadyMiddleware implements NestMiddleware {
       dataSourceFactory: async (options) => connectOrKeepTrying(options as DataSourceOptions),
     }),
   ],
-  providers: [DatabaseReadyMiddleware, PgPool],
-  exports: [PgPool],
+  providers: [DatabaseReadyMiddleware, PgPool, CommitSettler],
+  exports: [PgPool, CommitSettler],
 })
 export class DatabaseModule implements NestModule {
   configure(consumer: MiddlewareConsumer): void {

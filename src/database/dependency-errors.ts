@@ -13,10 +13,12 @@ const NETWORK_CODES = new Set([
 
 /**
  * PostgreSQL SQLSTATEs that mean "the server is not there for you right now": connection errors,
- * shutdown, too many connections, out of memory, and a statement it gave up (55P03 lock_timeout,
- * 57014 statement_timeout): rolled back, so the request may be retried as it was.
+ * shutdown, too many connections, out of memory, a statement it gave up (55P03 lock_timeout,
+ * 57014 statement_timeout): rolled back, so the request may be retried as it was; and a server that
+ * is not the primary (25006 read_only_sql_transaction: a standby, or a primary being demoted;
+ * KYC_NOT_PRIMARY: a connection refused by primary-only.ts).
  */
-const PG_UNAVAILABLE = /^(?:08...|57P01|57P02|57P03|53300|53400|55P03|57014)$/;
+const PG_UNAVAILABLE = /^(?:08...|57P01|57P02|57P03|53300|53400|55P03|57014|25006|KYC_NOT_PRIMARY)$/;
 
 const MESSAGES = [
   'connection terminated',
@@ -28,6 +30,11 @@ const MESSAGES = [
   'cannot use a pool after calling end',
   'connection is closed',
   'query read timeout',
+  // pg's own connect time-out (connectionTimeoutMillis) on a server that accepts TCP but never answers.
+  'timeout expired',
+  // TypeORM releases a query runner whose connection emitted an error (a lost connection); the work's
+  // next statement then fails with this, never for any other reason in this code.
+  'query runner already released',
 ];
 
 interface ErrorLike {

@@ -4,11 +4,10 @@ import { MIGRATIONS } from '../../migrations';
 
 /**
  * For the migration runner (and the tests that build a schema): the migrations, no statement
- * time-out, as index builds and the fill migrations on a large table may run for minutes; no
- * entities, as the entities' generated column would make TypeORM add its typeorm_metadata table to
- * the schema. Apart from data-source-options.ts, which the app's processes load without the
- * migrations: a fill migration runs the service's own code (the verification JSON's writer), so the
- * migrations import src/, and src/ must not import them back.
+ * time-out, as index builds on a large table may run for minutes; no entities, as the entities'
+ * generated column would make TypeORM add its typeorm_metadata table to the schema. Apart from
+ * data-source-options.ts, which the app's processes load without the migrations. Migrations never
+ * import src/ (`npm run check:cycles` fails if one does): what they do is fixed when they are written.
  */
 export function migrationDataSourceOptions(databaseUrl: string): DataSourceOptions {
   const options = dataSourceOptions(databaseUrl);

@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
-import { Pool, type QueryResultRow } from 'pg';
+import { Pool, type PoolClient, type QueryResultRow } from 'pg';
 import type { AppConfig } from 'src/config/app-config';
 import { APP_CONFIG } from 'src/config/config.module';
 import { APP_QUERY_TIMEOUT_MS, poolSettings } from 'src/database/data-source-options';
@@ -17,7 +17,11 @@ export class PgPool implements OnApplicationShutdown {
   private readonly pool: Pool;
 
   constructor(@Inject(APP_CONFIG) config: AppConfig) {
-    this.pool = new Pool({ connectionString: config.databaseUrl, ...poolSettings(APP_QUERY_TIMEOUT_MS), max: 10 });
+    this.pool = new Pool({
+      connectionString: config.databaseUrl,
+      ...poolSettings(APP_QUERY_TIMEOUT_MS, config.databaseUrl),
+      max: 10,
+    });
     // An idle connection dropped by the server: the pool replaces it; only the next query can fail.
     this.pool.on('error', (error) => logger.warn(`idle PostgreSQL connection lost: ${error.message}`));
   }
@@ -25,6 +29,11 @@ export class PgPool implements OnApplicationShutdown {
   /** Runs `text` as the prepared statement `name` (the same name must always carry the same text). */
   async prepared<R extends QueryResultRow>(name: string, text: string, values: unknown[]): Promise<R[]> {
     return (await this.pool.query<R>({ name, text, values })).rows;
+  }
+
+  /** A connection of the pool, for a caller that must know which session ran its statement (commit-settler.ts). */
+  connect(): Promise<PoolClient> {
+    return this.pool.connect();
   }
 
   async query<R extends QueryResultRow>(text: string, values: unknown[]): Promise<R[]> {

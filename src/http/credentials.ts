@@ -1,6 +1,7 @@
 import { ExecutionContext, SetMetadata, applyDecorators, createParamDecorator } from '@nestjs/common';
 import { ApiBearerAuth } from '@nestjs/swagger';
 import type { Request } from 'express';
+import type { Actor } from 'src/http/actor';
 import { ApiError } from 'src/common/api-error';
 
 /** The three kinds of Bearer credential: a client's webhook secret, the internal and the admin token. */
@@ -20,6 +21,8 @@ export function RequiresCredential(kind: CredentialKind): ClassDecorator & Metho
 export interface ClientRequest extends Request {
   /** Set by the credential guard on a request authenticated with a client's secret. */
   accountId?: string;
+  /** Set by the credential guard on every request with a valid client or admin credential. */
+  actor?: Actor;
 }
 
 /** The authenticated client's account id. */

@@ -66,7 +66,11 @@ export class HttpDrain {
     for (const res of this.unanswered) if (!res.headersSent) res.setHeader('connection', 'close');
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
     server.closeIdleConnections();
-    const sweep = setInterval(() => server.closeIdleConnections(), IDLE_SWEEP_MS);
+    this.endStreams();
+    const sweep = setInterval(() => {
+      server.closeIdleConnections();
+      this.endStreams();
+    }, IDLE_SWEEP_MS);
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), deadlineMs)));
     let abandoned = 0;
@@ -85,6 +89,13 @@ export class HttpDrain {
       abandoned,
       durationMs: Date.now() - this.startedAt,
     };
+  }
+
+  /** An event stream never finishes by itself: it ends at once, and its client resumes elsewhere. */
+  private endStreams(): void {
+    for (const res of this.unanswered) {
+      if (String(res.getHeader('content-type') ?? '').startsWith('text/event-stream')) res.end();
+    }
   }
 
   private track(res: ServerResponse): void {

@@ -19,6 +19,18 @@ describe('routeTemplate', () => {
     ).toBe('/admin/queues');
   });
 
+  it("labels a mount with its declared (lower-case) path, whatever the request's letter case", () => {
+    const labels = ['/admin/queues', '/ADMIN/Queues', '/Admin/QUEUES'].map((mount) =>
+      routeTemplate({
+        baseUrl: mount,
+        route: { path: '/api/queues' },
+        originalUrl: `${mount}/api/queues`,
+      } as RouteInput),
+    );
+    expect(new Set(labels)).toEqual(new Set(['/admin/queues/api/queues']));
+    expect(routeTemplate(unmatched('/ADMIN/Queues/static/js/main.js'))).toBe('/admin/queues/static');
+  });
+
   it('labels unmatched requests with one value, never the raw URL', () => {
     expect(routeTemplate(unmatched('/no/such/route?x=1'))).toBe('unmatched');
     expect(routeTemplate({ baseUrl: '', route: undefined } as RouteInput)).toBe('unmatched');

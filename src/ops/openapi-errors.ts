@@ -113,6 +113,7 @@ export function sharedErrors(
   ];
   if (family === 'ops') return errors;
   errors.push(ApiError.unauthorized(), ApiError.databaseUnavailable());
+  if (family === 'admin') errors.push(ApiError.identityProviderUnavailable());
   if (family === 'public' && limits.requestsPerMinute > 0) {
     errors.push(requestsRefused(limits.requestsPerMinute, '12'));
   }

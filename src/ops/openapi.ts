@@ -18,6 +18,8 @@ import {
   sharedErrors,
 } from 'src/ops/openapi-errors';
 import { inlineNullableReferences } from 'src/ops/openapi-references';
+import { PERMISSION_EXTENSION, ROLES_EXTENSION } from 'src/auth/permissions';
+import { REDELIVERIES_LIMIT, redeliveriesRefused } from 'src/webhooks/redelivery-limit';
 import { TEST_EVENTS_LIMIT, testEventsRefused } from 'src/webhooks/test-event-limit';
 
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
@@ -30,7 +32,10 @@ const DESCRIPTION = `KYC verification lookup and signed webhook result delivery.
   valid credential are counted per client address, so 401 answers carry the headers too. Where the
   operator turned the limit off (\`RATE_LIMIT_PER_MINUTE=0\`), the operations below declare neither.
 * **Internal API** (\`/api/v1/internal\`): \`Authorization: Bearer <INTERNAL_API_TOKEN>\` (scheme \`internal\`).
-* **Admin API** (\`/api/v1/admin\`): \`Authorization: Bearer <ADMIN_TOKEN>\` (scheme \`admin\`).
+* **Admin API** (\`/api/v1/admin\`): an operator credential, \`Authorization: Bearer …\` (scheme \`admin\`):
+  an operator key (\`kyc_op_…\`), an OIDC access token of the configured issuer, or \`ADMIN_TOKEN\`
+  (break-glass, every permission). Each route needs one permission of the operator's roles; a valid
+  credential without it is 403 \`forbidden\` and changes nothing.
   On the internal and admin APIs, failed credentials are counted per source address: over
   \`AUTH_FAILURE_LIMIT_PER_MINUTE\` a failed one is 429 \`rate_limited\` with \`Retry-After\` instead of
   401; a valid credential is never refused by it.
@@ -48,7 +53,9 @@ const SUCCESS: Record<string, string> = { 200: 'OK', 201: 'Created', 202: 'Accep
 const SCHEMES = {
   client: "The account's webhook secret, `whsec_` + base64 of 32 bytes. Opaque: not a JWT.",
   internal: 'INTERNAL_API_TOKEN, for the capture widget and the processing pipeline. Opaque: not a JWT.',
-  admin: 'ADMIN_TOKEN, for operations staff. Opaque: not a JWT.',
+  admin:
+    'An operator credential: an operator key (`kyc_op_` + base64url of 32 bytes), an OIDC access token of the ' +
+    'configured issuer, or ADMIN_TOKEN (break-glass). Opaque to the caller.',
 };
 
 /** What the document depends on in this process's configuration. */
@@ -59,6 +66,8 @@ export interface OpenApiSettings {
   authFailureLimitPerMinute: number;
   /** 0 turns the test-event limit off: no 429 of its own on that route then. */
   testEventsPerMinute: number;
+  /** 0 turns the redelivery limit off: no 429 of its own on the redeliver routes then. */
+  redeliveriesPerHour: number;
 }
 
 /** The OpenAPI 3.0.3 document of every route, exact enough that a generated client needs no casts. */
@@ -111,6 +120,12 @@ function completeOperation(
   const family = familyOf(path);
   const rateLimited = family === 'public' && settings.rateLimitPerMinute > 0;
   if (family === 'ops') operation.security = [];
+  const needs = operation as OperationObject & { [PERMISSION_EXTENSION]?: string; [ROLES_EXTENSION]?: string[] };
+  if (needs[PERMISSION_EXTENSION]) {
+    const roles = [...(needs[ROLES_EXTENSION] ?? [])].map((role) => `\`${role}\``).join(', ');
+    const line = `Needs the permission \`${needs[PERMISSION_EXTENSION]}\`, which the roles ${roles} grant (or ADMIN_TOKEN).`;
+    operation.description = operation.description ? `${operation.description}\n\n${line}` : line;
+  }
   for (const parameter of operation.parameters ?? []) {
     if ('$ref' in parameter || parameter.in !== 'path') continue;
     parameter.schema = { type: 'string', format: 'uuid' };
@@ -147,6 +162,9 @@ function ownLimitErrors(operation: OperationObject, settings: OpenApiSettings): 
   delete extensions[LIMITED_BY];
   if (limitedBy === TEST_EVENTS_LIMIT && settings.testEventsPerMinute > 0) {
     return [testEventsRefused(settings.testEventsPerMinute, '12')];
+  }
+  if (limitedBy === REDELIVERIES_LIMIT && settings.redeliveriesPerHour > 0) {
+    return [redeliveriesRefused(settings.redeliveriesPerHour, '1800')];
   }
   return [];
 }

@@ -3,14 +3,22 @@ import { ExpressAdapter } from '@bull-board/express';
 import { type INestApplication, Logger } from '@nestjs/common';
 import type { Queue } from 'bull';
 import type { NextFunction, Request, Response } from 'express';
+import { AuditTrail } from 'src/audit/audit-trail.service';
 import { AuthFailureLimit } from 'src/auth/auth-failure-limit';
-import { tokensEqual } from 'src/auth/bearer';
+import { OperatorCredentials } from 'src/auth/operator-credential';
+import { dashboardActionOf } from 'src/ops/dashboard-actions';
 import { errorForStatus, sendError } from 'src/http/all-exceptions.filter';
 import { ApiError, ENDPOINT_DISABLED } from 'src/common/api-error';
 import { loggedPath } from 'src/common/logging/root-logger';
 import { requestIdOf } from 'src/http/request-id';
 import type { AppConfig } from 'src/config/app-config';
 import { APP_CONFIG } from 'src/config/config.module';
+import { dashboardAuth } from 'src/ops/dashboard-auth';
+import { DashboardLogin, LOGIN_PATH } from 'src/ops/dashboard-login';
+import { DashboardSessions } from 'src/ops/dashboard-sessions';
+import { OidcLogin } from 'src/operators/oidc-login';
+import type { OidcVerifier } from 'src/operators/oidc-verifier';
+import { OIDC_VERIFIER } from 'src/operators/operators.module';
 import { isCrossSiteWrite } from 'src/ops/dashboard-origin';
 import { DeliveryBoardAdapter } from 'src/webhooks/delivery-board.adapter';
 import { DeliveryOperator } from 'src/webhooks/delivery-operator.service';
@@ -21,27 +29,6 @@ type BoardOptions = Parameters<typeof createBullBoard>[0];
 export const DASHBOARD_PATH = '/admin/queues';
 
 const dashboardLogger = new Logger('QueueDashboard');
-
-/**
- * HTTP Basic with user `admin` and the admin token, compared in constant time. A failure counts
- * towards AUTH_FAILURE_LIMIT_PER_MINUTE like the admin API's.
- */
-export function basicAuth(adminToken: string, failures: Pick<AuthFailureLimit, 'refusal'>) {
-  return (req: Request, res: Response, next: NextFunction): void => {
-    const match = /^basic +([A-Za-z0-9+/=]+) *$/i.exec(req.headers.authorization ?? '');
-    const decoded = match ? Buffer.from(match[1], 'base64').toString('utf8') : '';
-    const colon = decoded.indexOf(':');
-    const user = colon >= 0 ? decoded.slice(0, colon) : '';
-    const password = colon >= 0 ? decoded.slice(colon + 1) : '';
-    const userOk = tokensEqual(user, 'admin');
-    const passwordOk = tokensEqual(password, adminToken);
-    if (match && userOk && passwordOk) return next();
-    const unauthorized = new ApiError('unauthorized', 'Missing or invalid credentials', [], {
-      'WWW-Authenticate': 'Basic',
-    });
-    failures.refusal(req, unauthorized).then((error) => sendError(res, req, error), next);
-  };
-}
 
 function header(req: Request, name: string): string | undefined {
   const value = req.headers[name];
@@ -72,6 +59,29 @@ export function refuseCrossSiteWrites() {
   };
 }
 
+/**
+ * Records each state-changing dashboard call that succeeded (`dashboard.<action>`, the actor the
+ * credential proved) before its answer leaves: bull-board answers every success with `res.json`.
+ * A call the trail cannot record is answered 503 (its Redis-side effect cannot be undone).
+ */
+export function auditDashboardActions(trail: Pick<AuditTrail, 'recordAlone'>) {
+  return (req: Request, res: Response, next: NextFunction): void => {
+    const action = dashboardActionOf(req.method, req.path);
+    if (!action) return next();
+    const json = res.json.bind(res);
+    res.json = (body: unknown): Response => {
+      res.json = json;
+      if (res.statusCode >= 400) return json(body);
+      trail.recordAlone({ ...action, changes: [] }).then(
+        () => json(body),
+        () => sendError(res, req, ApiError.databaseUnavailable()),
+      );
+      return res;
+    };
+    next();
+  };
+}
+
 interface BoardErrorBody {
   error?: { key?: unknown; code?: unknown } | string;
   message?: unknown;
@@ -92,8 +102,9 @@ export function requireRedis(queue: Pick<Queue, 'client'>) {
  * bull-board answers its API errors (an unknown queue or job, a job in a state that forbids the
  * action, Redis down) with bodies of its own, `{ error: { key }, message }`. Like every other
  * route's, they leave with the contract's error body; the status stays bull-board's (a 409 stays a
- * 409). Its UI then shows our message instead of its own error key. Bodies already in the
- * contract's shape (Nest's own 404 under this path) pass unchanged.
+ * 409). Its UI reads only top-level `error` and `message` strings, so its error toast for them
+ * (a 403 for a role included) shows an icon without text. Bodies already in the contract's shape
+ * (Nest's own 404 under this path) pass unchanged.
  */
 export function contractErrorBodies(queue: Pick<Queue, 'client'>) {
   return (req: Request, res: Response, next: NextFunction): void => {
@@ -137,6 +148,16 @@ function contractBody(req: Request, res: Response, body: unknown, redisReady: bo
   return contractError.toBody(requestIdOf(req, res));
 }
 
+/** The dashboard's OIDC login, when OIDC_CLIENT_ID, OIDC_CLIENT_SECRET and PUBLIC_BASE_URL are set. */
+function dashboardLogin(app: INestApplication, config: AppConfig, queue: Queue): DashboardLogin | null {
+  const verifier = app.get<OidcVerifier | null>(OIDC_VERIFIER);
+  if (!config.oidc?.login || !verifier) return null;
+  const { login } = config.oidc;
+  const sessions = new DashboardSessions(queue.client, config.queuePrefix);
+  const ready = (): boolean => queue.client.status === 'ready';
+  return new DashboardLogin(new OidcLogin(config.oidc, login, verifier), sessions, login.publicBaseUrl, ready);
+}
+
 /**
  * Mounts the Bull dashboard, the operators' console for deliveries. It reads through the producer
  * queue, whose Redis client fails fast, and its Retry and Promote buttons act through
@@ -145,6 +166,7 @@ function contractBody(req: Request, res: Response, body: unknown, redisReady: bo
 export function mountQueueDashboard(app: INestApplication): void {
   const config = app.get<AppConfig>(APP_CONFIG);
   const queue = app.get<Queue>(DELIVERY_PRODUCER);
+  const trail = app.get(AuditTrail);
   const serverAdapter = new ExpressAdapter();
   serverAdapter.setBasePath(DASHBOARD_PATH);
   // @bull-board/express pins its own patch release of @bull-board/api; the adapter contract is the same.
@@ -153,12 +175,15 @@ export function mountQueueDashboard(app: INestApplication): void {
     serverAdapter: serverAdapter as unknown as BoardOptions['serverAdapter'],
     options: { uiConfig: { boardTitle: 'KYC deliveries' } },
   });
+  const login = dashboardLogin(app, config, queue);
+  if (login) app.use(LOGIN_PATH, login.routes());
   app.use(
     DASHBOARD_PATH,
     refuseCrossSiteWrites(),
-    basicAuth(config.adminToken, app.get(AuthFailureLimit)),
+    dashboardAuth(config.adminToken, app.get(AuthFailureLimit), app.get(OperatorCredentials), trail, login),
     requireRedis(queue),
     contractErrorBodies(queue),
+    auditDashboardActions(trail),
     serverAdapter.getRouter(),
   );
 }

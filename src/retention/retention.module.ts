@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { AuditModule } from 'src/audit/audit.module';
 import { RetentionWorker } from 'src/retention/retention-worker.service';
 import { RetentionService } from 'src/retention/retention.service';
 import { VerificationRedactionModule } from 'src/verifications/verification-redaction.module';
@@ -9,7 +10,7 @@ import { WebhookRepositoriesModule } from 'src/webhooks/webhook-repositories.mod
  * redactor, webhook events): for the CLI's `retention` command. No controller, no schedule.
  */
 @Module({
-  imports: [VerificationRedactionModule, WebhookRepositoriesModule],
+  imports: [VerificationRedactionModule, WebhookRepositoriesModule, AuditModule],
   providers: [RetentionService],
   exports: [RetentionService],
 })

@@ -1,6 +1,10 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
+import { AuditEventRepository } from 'src/audit/audit-event.repository';
+import { auditEntriesExpired } from 'src/audit/audit-metrics';
 import type { AppConfig } from 'src/config/app-config';
 import { APP_CONFIG } from 'src/config/config.module';
+import { activeHoldSql } from 'src/verifications/legal-hold.repository';
+import { retentionSkipped } from 'src/verifications/redaction-metrics';
 import { VerificationRedactor } from 'src/verifications/verification-redactor.service';
 import { VerificationRepository } from 'src/verifications/verification.repository';
 import { WebhookEventRepository } from 'src/webhooks/webhook-event.repository';
@@ -34,10 +38,12 @@ export class RetentionService {
     private readonly redactor: VerificationRedactor,
     private readonly verifications: VerificationRepository,
     private readonly events: WebhookEventRepository,
+    private readonly auditEvents: AuditEventRepository,
   ) {}
 
   get enabled(): boolean {
-    return this.config.piiRetentionDays > 0 || this.config.webhookEventRetentionDays > 0;
+    const { piiRetentionDays, webhookEventRetentionDays, auditRetentionDays } = this.config;
+    return piiRetentionDays > 0 || webhookEventRetentionDays > 0 || auditRetentionDays > 0;
   }
 
   /** What the policy means, for the logs and the CLI. */
@@ -61,6 +67,8 @@ export class RetentionService {
     const counts: RetentionCounts = { verifications: 0, webhookEvents: 0 };
     const pii = this.config.piiRetentionDays;
     if (pii > 0) {
+      // Held verifications are passed over (counted once a pass); once the hold ends, the next pass redacts them.
+      retentionSkipped.inc({ reason: 'legal_hold' }, await this.verifications.countExpired(pii, activeHoldSql));
       for (let n = REDACT_BATCH; n === REDACT_BATCH && keepGoing();) {
         n = await this.redactor.redactExpired(pii, REDACT_BATCH);
         counts.verifications += n;
@@ -74,6 +82,7 @@ export class RetentionService {
         counts.webhookEvents += n;
       }
     }
+    await this.expireAuditTrail(keepGoing);
     if (counts.verifications > 0 || counts.webhookEvents > 0) {
       this.logger.log(
         `retention: redacted ${counts.verifications} verification(s) past PII_RETENTION_DAYS=${pii}, ` +
@@ -84,12 +93,25 @@ export class RetentionService {
     return counts;
   }
 
+  /** AUDIT_RETENTION_DAYS: the trail's oldest entries past it go, oldest first (its anchor stays in the entry kept). */
+  private async expireAuditTrail(keepGoing: () => boolean): Promise<void> {
+    const days = this.config.auditRetentionDays;
+    if (days <= 0) return;
+    let expired = 0;
+    for (let n = DELETE_BATCH; n === DELETE_BATCH && keepGoing();) {
+      n = await this.auditEvents.expire(days, DELETE_BATCH);
+      expired += n;
+    }
+    auditEntriesExpired.inc(expired);
+    if (expired > 0) this.logger.log(`retention: removed ${expired} audit entries past AUDIT_RETENTION_DAYS=${days}`);
+  }
+
   /** What a pass would do now, counts only: nothing is changed. */
   async preview(): Promise<RetentionCounts> {
     const pii = this.config.piiRetentionDays;
     const days = this.config.webhookEventRetentionDays;
     return {
-      verifications: pii > 0 ? await this.verifications.countExpired(pii) : 0,
+      verifications: pii > 0 ? await this.verifications.countExpired(pii, (id) => `NOT ${activeHoldSql(id)}`) : 0,
       webhookEvents: days > 0 ? await this.events.countFinishedOlderThan(days) : 0,
     };
   }

@@ -72,7 +72,12 @@ export class PublicVerificationsController {
       'or {}.',
   })
   @ApiOkResponse({ type: VerificationDetailResponseDto })
-  @ApiErrors(ApiError.validation('reason', 'is not allowed'), invalidId(), ApiError.notFound('verification'))
+  @ApiErrors(
+    ApiError.validation('reason', 'is not allowed'),
+    invalidId(),
+    ApiError.notFound('verification'),
+    ApiError.legalHold(new Date('2033-01-01T00:00:00.000Z')),
+  )
   async redact(
     @CurrentAccountId() accountId: string,
     @Param('id', UuidParamPipe) id: string,

@@ -1,16 +1,19 @@
 import { Module } from '@nestjs/common';
+import { DatabaseModule } from 'src/database/database.module';
+import { AuditModule } from 'src/audit/audit.module';
+import { LegalHoldsService } from 'src/verifications/legal-holds.service';
 import { VerificationRedactor } from 'src/verifications/verification-redactor.service';
 import { VerificationRepositoriesModule } from 'src/verifications/verification-repositories.module';
 import { WebhookQueueModule } from 'src/webhooks/webhook-queue.module';
 import { WebhookRepositoriesModule } from 'src/webhooks/webhook-repositories.module';
 
 /**
- * Erasing personal data: the redactor (the client's redact route, the ops CLI, the retention pass in
+ * Erasing personal data and the legal holds that stop it: the redactor (the client's redact route, the ops CLI, the retention pass in
  * src/retention/). No controller, so the worker role and the CLI can import it without serving any route.
  */
 @Module({
-  imports: [VerificationRepositoriesModule, WebhookQueueModule, WebhookRepositoriesModule],
-  providers: [VerificationRedactor],
-  exports: [VerificationRedactor, VerificationRepositoriesModule],
+  imports: [DatabaseModule, VerificationRepositoriesModule, WebhookQueueModule, WebhookRepositoriesModule, AuditModule],
+  providers: [VerificationRedactor, LegalHoldsService],
+  exports: [VerificationRedactor, LegalHoldsService, VerificationRepositoriesModule],
 })
 export class VerificationRedactionModule {}

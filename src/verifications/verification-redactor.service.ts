@@ -1,9 +1,12 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager } from 'typeorm';
+import type { EntityManager } from 'typeorm';
 import { webhookUrlOf } from 'src/accounts/account.repository';
+import { AuditTrail } from 'src/audit/audit-trail.service';
 import { ApiError } from 'src/common/api-error';
+import { type Actor, SYSTEM } from 'src/http/actor';
 import { SqlParams } from 'src/common/sql-params';
+import { CommitSettler } from 'src/database/commit-settler';
+import { LegalHoldRepository, activeHoldSql } from 'src/verifications/legal-hold.repository';
 import { verificationsRedacted } from 'src/verifications/redaction-metrics';
 import { ERASED_FIELDS, redactVerification } from 'src/verifications/redacted-verification';
 import { VerificationStatusHistoryRepository } from 'src/verifications/verification-status-history.repository';
@@ -15,7 +18,7 @@ import type { DeliveryJobSource } from 'src/webhooks/delivery-job';
 import { redactEventBody, redactEventsCte } from 'src/webhooks/event-redaction';
 import { type RedactionReason, buildOutboxEvent, outboxJobSource } from 'src/webhooks/outbox-event';
 import { WebhookDispatcher } from 'src/webhooks/webhook-dispatcher.service';
-import { WebhookEventRepository, insertOutboxEvents } from 'src/webhooks/webhook-event.repository';
+import { WebhookEventRepository, eventCommitted, insertOutboxEvents } from 'src/webhooks/webhook-event.repository';
 
 type WithUrl = { webhookUrl: string | null };
 type LockedVerification = Verification & WithUrl;
@@ -38,11 +41,13 @@ export class VerificationRedactor {
   private readonly logger = new Logger(VerificationRedactor.name);
 
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly settler: CommitSettler,
     private readonly dispatcher: WebhookDispatcher,
     private readonly verifications: VerificationRepository,
     private readonly history: VerificationStatusHistoryRepository,
     private readonly events: WebhookEventRepository,
+    private readonly trail: AuditTrail,
+    private readonly holds: LegalHoldRepository,
   ) {}
 
   /**
@@ -54,15 +59,25 @@ export class VerificationRedactor {
     id: string,
     reason: RedactionReason = 'client_request',
   ): Promise<VerificationDetailResponseDto> {
-    const { detail, jobs } = await this.inTransaction(async (manager) => {
+    const done = await this.inTransaction(async (manager) => {
       const row = await this.verifications.lockById<WithUrl>(manager, accountId, id, WITH_WEBHOOK_URL);
       if (!row) throw ApiError.notFound('verification');
+      const hold = row.redactedAt === null ? await this.holds.findActive(manager, id) : null;
+      if (hold) return { refused: { accountId: row.accountId, until: hold.until }, detail: null, jobs: [] };
       const { redacted, jobs } = await this.erase(manager, [row], reason);
+      await this.recordErased(manager, redacted);
       const history = await this.history.ofVerification(manager, id);
-      return { detail: toVerificationDetail(redacted[0] ?? row, history), jobs };
+      return { refused: null, detail: toVerificationDetail(redacted[0] ?? row, history), jobs };
     });
-    this.dispatcher.dispatch(jobs);
-    return detail;
+    if (done.refused || !done.detail) {
+      // Nothing changed; the refusal is recorded on its own (outcome denied), then answered 409.
+      const { accountId: owner, until } = done.refused ?? { accountId: null, until: null };
+      const target = { type: 'verification', id };
+      await this.trail.recordAlone({ action: 'verification.redacted', outcome: 'denied', target, accountId: owner });
+      throw ApiError.legalHold(until);
+    }
+    this.dispatcher.dispatchNew(done.jobs);
+    return done.detail;
   }
 
   /**
@@ -72,11 +87,12 @@ export class VerificationRedactor {
    */
   async redactExpired(days: number, limit: number): Promise<number> {
     const { count, jobs } = await this.inTransaction(async (manager) => {
-      const rows = await this.verifications.lockExpired<WithUrl>(manager, days, limit, WITH_WEBHOOK_URL);
+      const rows = await this.verifications.lockExpired<WithUrl>(manager, days, limit, WITH_WEBHOOK_URL, activeHoldSql);
       const { redacted, jobs } = await this.erase(manager, rows, 'retention');
+      await this.recordErased(manager, redacted, SYSTEM);
       return { count: redacted.length, jobs };
     });
-    this.dispatcher.dispatch(jobs);
+    this.dispatcher.dispatchNew(jobs);
     return count;
   }
 
@@ -126,11 +142,26 @@ export class VerificationRedactor {
     return { redacted, jobs: built.map((event, i) => outboxJobSource(changes[i], event, due[i].webhookUrl)) };
   }
 
+  /** One `verification.redacted` entry per verification erased (none for one that already was). */
+  private async recordErased(manager: EntityManager, redacted: Verification[], actor?: Actor): Promise<void> {
+    const entries = redacted.map((verification) => ({
+      action: 'verification.redacted',
+      target: { type: 'verification', id: verification.id },
+      accountId: verification.accountId,
+      changes: Object.keys(ERASED_FIELDS),
+      actor,
+    }));
+    await this.trail.recordMany(manager, entries);
+  }
+
   /** A transaction run again (bounded) when PostgreSQL aborts it for a deadlock or a serialization failure. */
-  private async inTransaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+  private async inTransaction<T extends { jobs: DeliveryJobSource[] }>(
+    work: (manager: EntityManager) => Promise<T>,
+  ): Promise<T> {
     for (let tries = 1; ; tries += 1) {
       try {
-        return await this.dataSource.transaction(work);
+        // Its new events show that it committed, if the commit's answer is lost; none, nothing was written.
+        return await this.settler.transaction(work, ({ jobs }) => (jobs.length ? eventCommitted(jobs[0].id) : null));
       } catch (error) {
         const failure = error as { driverError?: { code?: string }; code?: string };
         const code = failure.driverError?.code ?? failure.code;

@@ -1,6 +1,6 @@
 import type { EntityManager } from 'typeorm';
 import { webhookUrlOf } from 'src/accounts/account.repository';
-import type { PgPool } from 'src/database/pg-pool';
+import type { CommitSettler } from 'src/database/commit-settler';
 import { insertStatusHistoryFromSql } from 'src/verifications/verification-status-history.repository';
 import {
   UPDATE_IF_UNCHANGED_PARAMS,
@@ -9,7 +9,7 @@ import {
   verificationByIdSql,
 } from 'src/verifications/verification.repository';
 import type { Verification } from 'src/verifications/verification.entity';
-import { insertOutboxEventFrom, outboxEventValues } from 'src/webhooks/webhook-event.repository';
+import { eventCommitted, insertOutboxEventFrom, outboxEventValues } from 'src/webhooks/webhook-event.repository';
 import type { WebhookEvent } from 'src/webhooks/webhook-event.entity';
 
 /** A verification as a status change reads it: the row, with its account's webhook URL for the event. */
@@ -46,13 +46,26 @@ function writeValues(read: Verification, next: Verification, event: WebhookEvent
 
 /**
  * Unlocked: two autocommit round trips on the raw pool, each a named prepared statement (parsed and
- * planned once per connection). The write is atomic on its own, so no transaction is needed.
+ * planned once per connection). The write is atomic on its own, so no transaction is needed; if its
+ * answer is lost, whether it committed is its event's being there (commit-settler.ts).
  */
-export function pooledTransitionStatements(pool: PgPool): TransitionStatements {
+export function pooledTransitionStatements(settler: CommitSettler): TransitionStatements {
   return {
-    read: async (id) => (await pool.prepared<TransitionSource>('verification-transition-read', READ_SQL, [id]))[0],
-    write: async (read, next, event) =>
-      (await pool.prepared('verification-transition-write', WRITE_SQL, writeValues(read, next, event))).length > 0,
+    read: async (id) =>
+      (await settler.pool.prepared<TransitionSource>('verification-transition-read', READ_SQL, [id]))[0],
+    write: (read, next, event) =>
+      settler.statement(
+        async (client) =>
+          (
+            await client.query({
+              name: 'verification-transition-write',
+              text: WRITE_SQL,
+              values: writeValues(read, next, event),
+            })
+          ).rows.length > 0,
+        eventCommitted(event.id),
+        true,
+      ),
   };
 }
 

@@ -16,7 +16,7 @@ export const UNLOCKED_TRIES = 9;
 /** The two ways to run a try: unlocked statements, or statements in a transaction that locks the row. */
 export interface TransitionPaths {
   unlocked: TransitionStatements;
-  locked<T>(work: (statements: TransitionStatements) => Promise<T>): Promise<T>;
+  locked(work: (statements: TransitionStatements) => Promise<TransitionDone | null>): Promise<TransitionDone | null>;
 }
 
 /** A change written: the verification as it now is, and the job of its event, to queue. */

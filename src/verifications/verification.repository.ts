@@ -1,3 +1,4 @@
+import type { CommitProbe } from 'src/database/in-doubt';
 import type { DataSource, EntityManager } from 'typeorm';
 import type { PageSql } from 'src/common/keyset-list';
 import type { SqlParams } from 'src/common/sql-params';
@@ -43,6 +44,11 @@ export interface VerificationJsonRow {
 }
 
 /** The row by id ($1), with `accountColumns`: the status change's read (the caller adds FOR UPDATE when it locks). */
+/** Whether the verification `id` is committed (its create's answer was lost). */
+export function verificationCommitted(id: string): CommitProbe {
+  return async (query) => (await query('SELECT 1 FROM verifications WHERE id = $1', [id])).length > 0;
+}
+
 export function verificationByIdSql(accountColumns: AccountColumns): string {
   return `
   SELECT ${VERIFICATION_COLUMNS}, ${accountColumns('verifications.account_id')}
@@ -201,19 +207,21 @@ export class VerificationRepository {
     days: number,
     limit: number,
     accountColumns: AccountColumns,
+    held: (verificationId: string) => string,
   ): Promise<(Verification & Extra)[]> {
     return manager.query(
       `SELECT ${VERIFICATION_COLUMNS}, ${accountColumns('verifications.account_id')} FROM verifications
-          WHERE ${EXPIRED} ORDER BY coalesce(decided_at, updated_at) LIMIT $2 FOR UPDATE SKIP LOCKED`,
+          WHERE ${EXPIRED} AND NOT ${held('verifications.id')} ORDER BY coalesce(decided_at, updated_at) LIMIT $2 FOR UPDATE SKIP LOCKED`,
       [days, limit],
     );
   }
 
-  /** How many verifications `lockExpired` would find now, over any number of calls. */
-  async countExpired(days: number): Promise<number> {
-    const [row] = (await this.dataSource.query(`SELECT count(*)::int AS count FROM verifications WHERE ${EXPIRED}`, [
-      days,
-    ])) as { count: number }[];
+  /** How many verifications `lockExpired` would find now, over any number of calls (`only`: those that also match it). */
+  async countExpired(days: number, only?: (verificationId: string) => string): Promise<number> {
+    const [row] = (await this.dataSource.query(
+      `SELECT count(*)::int AS count FROM verifications WHERE ${EXPIRED} ${only ? `AND ${only('verifications.id')}` : ''}`,
+      [days],
+    )) as { count: number }[];
     return row.count;
   }
 }

@@ -4,11 +4,11 @@ import { DataSource, EntityManager } from 'typeorm';
 import { v7 as uuidv7 } from 'uuid';
 import { AccountsService } from 'src/accounts/accounts.service';
 import { ApiError } from 'src/common/api-error';
-import { PgPool } from 'src/database/pg-pool';
+import { CommitSettler } from 'src/database/commit-settler';
 import { onPrimary, onReplica } from 'src/database/read-replica';
 import { VerificationStatusHistoryRepository } from 'src/verifications/verification-status-history.repository';
 import { Verification } from 'src/verifications/verification.entity';
-import { VerificationRepository } from 'src/verifications/verification.repository';
+import { VerificationRepository, verificationCommitted } from 'src/verifications/verification.repository';
 import type { VerificationResponseDto } from 'src/verifications/verification-response.dto';
 import { toVerificationResponse } from 'src/verifications/verification.mapper';
 import { mergeApplicant } from 'src/verifications/verification-transition';
@@ -16,12 +16,13 @@ import { lockedTransitionStatements, pooledTransitionStatements } from 'src/veri
 import { transitionWithRetries } from 'src/verifications/verification-transition-tries';
 import type { CreateVerificationDto, TransitionVerificationDto } from 'src/verifications/verifications.dto';
 import { WebhookDispatcher } from 'src/webhooks/webhook-dispatcher.service';
+import { eventCommitted } from 'src/webhooks/webhook-event.repository';
 
 @Injectable()
 export class VerificationsService {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
-    private readonly pool: PgPool,
+    private readonly settler: CommitSettler,
     private readonly verifications: VerificationRepository,
     private readonly history: VerificationStatusHistoryRepository,
     private readonly accounts: AccountsService,
@@ -48,10 +49,13 @@ export class VerificationsService {
       metadata: dto.metadata ?? {},
       redactedAt: null,
     } satisfies Verification);
-    await this.dataSource.transaction(async (manager) => {
-      await this.verifications.insert(manager, verification);
-      await this.history.insert(manager, { verificationId: verification.id, version: 1, status: 'pending', at: now });
-    });
+    await this.settler.transaction(
+      async (manager) => {
+        await this.verifications.insert(manager, verification);
+        await this.history.insert(manager, { verificationId: verification.id, version: 1, status: 'pending', at: now });
+      },
+      () => verificationCommitted(verification.id),
+    );
     return toVerificationResponse(verification);
   }
 
@@ -62,10 +66,14 @@ export class VerificationsService {
    */
   async transition(id: string, dto: TransitionVerificationDto): Promise<VerificationResponseDto> {
     const { verification, event } = await transitionWithRetries(id, dto, {
-      unlocked: pooledTransitionStatements(this.pool),
-      locked: (work) => this.dataSource.transaction((manager) => work(lockedTransitionStatements(manager))),
+      unlocked: pooledTransitionStatements(this.settler),
+      locked: (work) =>
+        this.settler.transaction(
+          (manager) => work(lockedTransitionStatements(manager)),
+          (done) => (done ? eventCommitted(done.event.id) : null),
+        ),
     });
-    this.dispatcher.dispatch([event]);
+    this.dispatcher.dispatchNew([event]);
     return toVerificationResponse(verification);
   }
 

@@ -122,6 +122,10 @@ export function retryReason(number: number, maxAttempts: number, error: string, 
 /** A job whose event waits for its disabled endpoint: it completes, and the release queues a new cycle. */
 export const HELD = 'held';
 
+/** A job whose event waits its turn (its account has the most deliveries in flight): it completes,
+ * and the event's turn queues it again. */
+export const WAITING = 'waiting its turn';
+
 export const NO_URL_REASON = 'no webhook_url: the account has no endpoint, nothing was sent';
 
 /** The reason of a failed job, from the event row: why the cycle is dead. */

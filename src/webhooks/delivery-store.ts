@@ -53,6 +53,15 @@ export interface AttemptRecord {
   nextAttemptAt: Date | null;
   durationMs: number;
   responseBody: string | null;
+  /** The url the attempt was sent to: its outcome belongs to that url. */
+  url: string;
+}
+
+/** Whether an attempt was written, and whether the account had left its url by then. */
+export interface Recorded {
+  recorded: boolean;
+  /** The account's url is no longer the attempt's: the outcome touched neither endpoint state nor health. */
+  moved: boolean;
 }
 
 // Every delivery that reaches this step in the same turn of the event loop is read in one go: the
@@ -65,19 +74,21 @@ const LOAD_SQL = dueEventsSql(
 
 // One statement for a batch of attempts, so atomic without a transaction: each event's new state
 // and its attempt row, or nothing for an event that moved on meanwhile (no row updated, none
-// inserted). Returns the (1-based) positions of the attempts that were recorded.
+// inserted). An attempt to a url the account has since left counts in no endpoint's health (the
+// comparison is in this statement, so a url change commits either before or after it). Returns the
+// (1-based) positions of the attempts that were recorded, and whether each one's url was left.
 const RECORD_SQL = `
   WITH input AS (
     SELECT * FROM unnest($1::uuid[], $2::integer[], $3::timestamptz[], $4::integer[], $5::varchar[], $6::varchar[],
-                         $7::timestamptz[], $8::integer[], $9::varchar[])
-      WITH ORDINALITY AS t(id, cycle, at, response_status, error, status, next_attempt_at, duration_ms, response_body, n)),
+                         $7::timestamptz[], $8::integer[], $9::varchar[], $10::varchar[])
+      WITH ORDINALITY AS t(id, cycle, at, response_status, error, status, next_attempt_at, duration_ms, response_body, url, n)),
   updated AS (
-    ${recordAttemptsSql('input')}),
+    ${recordAttemptsSql('input', (accountId) => `(i.url IS DISTINCT FROM ${webhookUrlOf(accountId)})`)}),
   inserted AS (
     ${insertAttemptsFromSql('updated')}),
   health AS (
-    ${recordHealthSql('updated')})
-  SELECT n FROM updated`;
+    ${recordHealthSql('(SELECT * FROM updated WHERE NOT moved)')})
+  SELECT n, moved FROM updated`;
 
 /** RECORD_SQL's parameters: one array per column. */
 function recordValues(attempts: AttemptRecord[]): unknown[] {
@@ -92,6 +103,7 @@ function recordValues(attempts: AttemptRecord[]): unknown[] {
     column('nextAttemptAt'),
     column('durationMs'),
     column('responseBody'),
+    column('url'),
   ];
 }
 
@@ -154,10 +166,13 @@ export class DeliveryStore {
     return this.record(attempt);
   }
 
-  /** Writes the attempt and the event's new state in the caller's transaction; false when the event moved on. */
-  async recordIn(manager: EntityManager, attempt: AttemptRecord): Promise<boolean> {
-    const rows = (await manager.query(RECORD_SQL, recordValues([attempt]))) as unknown[];
-    return rows.length > 0;
+  /**
+   * Writes the attempt and the event's new state in the caller's transaction (a 410's, which holds
+   * the event unless the account has left that url meanwhile: then it is due again, at the new url).
+   */
+  async recordIn(manager: EntityManager, attempt: AttemptRecord): Promise<Recorded> {
+    const rows = (await manager.query(RECORD_SQL, recordValues([attempt]))) as { moved: boolean }[];
+    return { recorded: rows.length > 0, moved: rows[0]?.moved === true };
   }
 
   /** The endpoint's `failing_since` as the attempts recorded so far left it. */
@@ -168,6 +183,11 @@ export class DeliveryStore {
   /** The event's cycle becomes held, if its endpoint is (still) disabled; false when it is not. */
   hold(event: Pick<DueEvent, 'id' | 'cycle' | 'accountId'>): Promise<boolean> {
     return this.events.holdIfDisabled(event);
+  }
+
+  /** The event waits its turn (its account has the most deliveries in flight); false when it moved on meanwhile. */
+  park(event: Pick<DueEvent, 'id' | 'cycle'>): Promise<boolean> {
+    return this.events.park(event);
   }
 
   /** The event's signing secrets in clear, decrypted only for an event that is really attempted. */

@@ -1,16 +1,24 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
+import { AuditTrail } from 'src/audit/audit-trail.service';
 import type { AppConfig } from 'src/config/app-config';
+import { SYSTEM } from 'src/http/actor';
 import { APP_CONFIG } from 'src/config/config.module';
 import { WebhookDispatcher } from 'src/webhooks/webhook-dispatcher.service';
 import type { DisableReason } from 'src/webhooks/webhook-endpoint.entity';
 import { WebhookEndpointHealthRepository } from 'src/webhooks/webhook-endpoint-health.repository';
 import { type EndpointState, WebhookEndpointRepository } from 'src/webhooks/webhook-endpoint.repository';
-import { WebhookEventRepository } from 'src/webhooks/webhook-event.repository';
+import { WebhookEventRepository, anyEventsIn } from 'src/webhooks/webhook-event.repository';
 import { webhookEndpointDisables } from 'src/webhooks/webhook-metrics';
 
-type Work<T> = (manager: EntityManager, state: EndpointState) => Promise<T>;
+/** Events released or held per transaction: one batch commits with the change, the rest after it. */
+export const SETTLE_BATCH = 1_000;
+
+/** Runs in the disabling transaction after the endpoint's lock; false leaves the endpoint as it is. */
+type Work = (manager: EntityManager, state: EndpointState) => Promise<boolean | void>;
+/** A disable in a transaction: false when the endpoint was disabled already, 'more' when events are left to hold. */
+type Disabled = boolean | 'more';
 
 /**
  * Disabling and enabling an account's webhook endpoint, for the routes and the delivery worker.
@@ -26,6 +34,8 @@ type Work<T> = (manager: EntityManager, state: EndpointState) => Promise<T>;
 @Injectable()
 export class EndpointStates {
   private readonly logger = new Logger('WebhookEndpoints');
+  /** Accounts whose release or hold goes on in this process. */
+  private readonly settling = new Set<string>();
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
@@ -34,23 +44,46 @@ export class EndpointStates {
     private readonly events: WebhookEventRepository,
     private readonly dispatcher: WebhookDispatcher,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly trail: AuditTrail,
   ) {}
 
-  /** Disables the endpoint (if enabled); `work` runs first in the same transaction. True when this call disabled it. */
-  async disable<T = void>(accountId: string, reason: DisableReason, work?: Work<T>): Promise<boolean> {
+  /**
+   * Disables the endpoint (if enabled); `work` runs first in the same transaction (false stops it).
+   * True when this call disabled it. Used by the delivery worker (gone, failing): the trail records
+   * it as the system's.
+   */
+  async disable(accountId: string, reason: DisableReason, work?: Work): Promise<boolean> {
     const disabled = await this.dataSource.transaction(async (manager) => {
       const state = await this.endpoints.lock(manager, accountId);
-      if (work) await work(manager, state);
-      if (state.disabledAt !== null) return false;
-      await this.endpoints.set(manager, accountId, { disabledReason: reason, disabledAt: new Date() });
-      await this.events.holdPending(manager, accountId);
-      return true;
+      if (work && (await work(manager, state)) === false) return false;
+      const done = await this.disableIn(manager, accountId, reason);
+      if (done === false) return false;
+      const target = { type: 'account', id: accountId };
+      const entry = { action: 'webhook_endpoint.disabled', target, accountId, changes: ['status'], actor: SYSTEM };
+      await this.trail.record(manager, entry);
+      return done;
     });
-    if (disabled) {
-      webhookEndpointDisables.inc({ reason });
-      this.logger.warn(`webhook endpoint of account ${accountId} disabled: ${reason}`);
-    }
-    return disabled;
+    if (disabled !== false) this.disabled(accountId, reason, disabled);
+    return disabled !== false;
+  }
+
+  /**
+   * In the caller's transaction: disables the endpoint if it is enabled, holding the first batch of
+   * its pending events. False when it was disabled already, 'more' when pending events are left; the
+   * caller passes the answer to `disabled` once committed.
+   */
+  async disableIn(manager: EntityManager, accountId: string, reason: DisableReason): Promise<Disabled> {
+    const state = await this.endpoints.lock(manager, accountId);
+    if (state.disabledAt !== null) return false;
+    await this.endpoints.set(manager, accountId, { disabledReason: reason, disabledAt: new Date() });
+    return (await this.events.settleBatch(manager, accountId, 'held', SETTLE_BATCH)) === SETTLE_BATCH ? 'more' : true;
+  }
+
+  /** Logs and counts a committed disable; the rest of the pending events are held in the background. */
+  disabled(accountId: string, reason: DisableReason, done: Exclude<Disabled, false>): void {
+    webhookEndpointDisables.inc({ reason });
+    this.logger.warn(`webhook endpoint of account ${accountId} disabled: ${reason}`);
+    if (done === 'more') this.settleInBackground(accountId);
   }
 
   /** Enables the endpoint and lets its held events go out, oldest first. */
@@ -58,6 +91,44 @@ export class EndpointStates {
     const enabled = await this.dataSource.transaction((manager) => this.enableIn(manager, accountId));
     if (enabled) this.logger.log(`webhook endpoint of account ${accountId} enabled`);
     await this.advance(accountId);
+  }
+
+  /**
+   * After a change committed with a first batch: the account's remaining held events are released
+   * (or pending ones held) a batch per transaction, oldest first, in this process; a process that
+   * stops meanwhile leaves the rest to the sweeper (`settleBatch` for each `unsettled` account).
+   */
+  settleInBackground(accountId: string): void {
+    if (this.settling.has(accountId)) return;
+    this.settling.add(accountId);
+    const next = async (): Promise<void> => {
+      if ((await this.settleBatch(accountId)) === SETTLE_BATCH)
+        return void setImmediate(() => void next().catch(failed));
+      this.settling.delete(accountId);
+    };
+    const failed = (error: unknown) => {
+      this.settling.delete(accountId);
+      this.logger.warn(
+        `endpoint change of account ${accountId} goes on at the next sweep: ${(error as Error).message}`,
+      );
+    };
+    setImmediate(() => void next().catch(failed));
+  }
+
+  /** One batch toward the endpoint's state (release if enabled, hold if disabled), then lets released events through. */
+  async settleBatch(accountId: string): Promise<number> {
+    const [moved, to] = await this.dataSource.transaction(async (manager) => {
+      const state = await this.endpoints.lock(manager, accountId);
+      const direction = state.disabledAt === null ? 'released' : 'held';
+      return [await this.events.settleBatch(manager, accountId, direction, SETTLE_BATCH), direction] as const;
+    });
+    if (to === 'released' && moved > 0) await this.advance(accountId);
+    return moved;
+  }
+
+  /** Accounts whose release or hold is still going on, for the sweeper. */
+  unsettled(limit: number): Promise<string[]> {
+    return this.endpoints.unsettled(anyEventsIn, limit);
   }
 
   /**
@@ -71,7 +142,10 @@ export class EndpointStates {
       await this.endpoints.set(manager, accountId, { disabledReason: null, disabledAt: null });
     }
     if (restartHealth) await this.health.reset(manager, accountId);
-    await this.events.releaseHeld(manager, accountId);
+    // The first batch commits with the change; the rest follows outside the request (see enableIn's callers).
+    if ((await this.events.settleBatch(manager, accountId, 'released', SETTLE_BATCH)) === SETTLE_BATCH) {
+      this.settleInBackground(accountId);
+    }
     return state.disabledAt !== null;
   }
 
@@ -81,7 +155,8 @@ export class EndpointStates {
    * sweeper for any account that still has some (a worker died between the two).
    */
   async advance(accountId: string): Promise<void> {
-    const jobs = await this.events.promoteWaiting(accountId, this.config.webhookMaxInFlightPerAccount);
-    this.dispatcher.dispatch(jobs);
+    const window = this.config.webhookMaxInFlightPerAccount;
+    const jobs = await this.dataSource.transaction((manager) => this.events.promoteWaiting(manager, accountId, window));
+    this.dispatcher.requeue(jobs);
   }
 }

@@ -1,11 +1,5 @@
 import fc from 'fast-check';
-import {
-  MAX_RETRY_AFTER_MS,
-  deferralDelay,
-  nextRetryDelay,
-  parseRetryAfter,
-  withJitter,
-} from 'src/webhooks/retry-delay';
+import { MAX_RETRY_AFTER_MS, nextRetryDelay, parseRetryAfter, withJitter } from 'src/webhooks/retry-delay';
 import { retryBackoff, DeliveryRetry } from 'src/webhooks/delivery-retry';
 
 const SCHEDULE = [5_000, 300_000, 1_800_000];
@@ -136,15 +130,6 @@ describe('parseRetryAfter', () => {
     expect(parseRetryAfter('soon', now)).toBeNull();
     expect(parseRetryAfter('-5', now)).toBeNull();
     expect(parseRetryAfter('1.5', now)).toBeNull();
-  });
-});
-
-describe('deferralDelay', () => {
-  it('is short, jittered and grows a little with each deferral, up to a few seconds', () => {
-    expect(deferralDelay(0, () => 0)).toBe(250);
-    expect(deferralDelay(0, () => 0.999)).toBeLessThanOrEqual(500);
-    expect(deferralDelay(10, () => 0)).toBe(750);
-    expect(deferralDelay(10_000, () => 0.999)).toBeLessThanOrEqual(4_000);
   });
 });
 

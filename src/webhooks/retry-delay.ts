@@ -44,12 +44,3 @@ export function nextRetryDelay(input: RetryInput, random: Random = Math.random):
   }
   return scheduled;
 }
-
-/**
- * How long a job waits when its account already has the most deliveries in flight: short and
- * jittered so the worker slot goes to another account at once, growing a little with each deferral.
- */
-export function deferralDelay(deferrals: number, random: Random = Math.random): number {
-  const base = Math.min(250 + 50 * Math.max(0, deferrals), 2_000);
-  return Math.round(base * (1 + random()));
-}

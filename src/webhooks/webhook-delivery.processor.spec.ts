@@ -4,16 +4,16 @@ import { SecretKeyError } from 'src/accounts/secret-crypto';
 import type { DeliveryJobData } from 'src/webhooks/delivery-job';
 import { DeliveryGaveUp, DeliveryRetry, retryBackoff } from 'src/webhooks/delivery-retry';
 import type { AttemptRecord, DueEvent } from 'src/webhooks/delivery-store';
-import {
-  type DeliveryJobHandle,
-  type DeliverySlots,
-  type DeliveryStorePort,
-  type EndpointPort,
-  type PreviousCycles,
-  SIGNING_KEY_ERROR,
-  WebhookDeliveryProcessor,
-  type WebhookPoster,
-} from 'src/webhooks/webhook-delivery.processor';
+import type {
+  DeliveryJobHandle,
+  DeliverySlots,
+  DeliveryStorePort,
+  EndpointPort,
+  PreviousCycles,
+  WebhookPoster,
+} from 'src/webhooks/delivery-ports';
+import { WebhookDeliveryProcessor } from 'src/webhooks/webhook-delivery.processor';
+import { SIGNING_KEY_ERROR } from 'src/webhooks/delivery-attempt';
 import type { DeliveryResult } from 'src/webhooks/webhook-http.client';
 import { type FailedReason, webhookEventsFailed } from 'src/webhooks/webhook-metrics';
 import type { EntityManager } from 'typeorm';
@@ -53,9 +53,15 @@ class Fakes {
   persistentRecords: AttemptRecord[] = [];
   failedWithoutUrl: string[] = [];
   recordAnswer = true;
+  /** Whether the account had left the attempt's url when its 410 was recorded. */
+  movedAnswer = false;
   posts: { url: string; headers: Record<string, string>; body: string }[] = [];
   postAnswer: DeliveryResult = response(204, null);
   slotFree = true;
+  /** What a release answers: whether a delivery of the account was refused a slot lately. */
+  othersWaiting = false;
+  parkAnswer = true;
+  parked: string[] = [];
   held = new Set<string>();
   retired: string[] = [];
   /** The job's log, as the dashboard's Logs tab shows it. */
@@ -82,14 +88,18 @@ class Fakes {
       return event.secretCiphertexts.map(() => SECRET);
     },
     failWithoutUrl: async (event) => void this.failedWithoutUrl.push(event.id),
-    recordIn: async (_manager, attempt) => (this.recordsInDisable.push(attempt), this.recordAnswer),
+    recordIn: async (_manager, attempt) => (
+      this.recordsInDisable.push(attempt),
+      { recorded: this.recordAnswer, moved: this.movedAnswer }
+    ),
     failingSince: async () => this.failingSince,
     hold: async (event) => (this.holds.push(event.id), this.holdAnswer),
+    park: async (event) => (this.parked.push(event.id), this.parkAnswer),
   };
   readonly endpoints: EndpointPort = {
     disable: async (accountId, reason, work) => {
+      if (work && (await work({} as EntityManager, { disabledReason: null, disabledAt: null })) === false) return false;
       this.disables.push({ accountId, reason });
-      if (work) await work({} as EntityManager, { disabledReason: null, disabledAt: null });
       return true;
     },
     advance: async (accountId) => void this.advances.push(accountId),
@@ -99,7 +109,7 @@ class Fakes {
   };
   readonly slots: DeliverySlots = {
     acquire: async (_account, member) => this.slotFree && (this.held.add(member), true),
-    release: async (_account, member) => void this.held.delete(member),
+    release: async (_account, member) => (this.held.delete(member), this.othersWaiting),
   };
 
   readonly previousCycles: PreviousCycles = {
@@ -335,15 +345,15 @@ describe('WebhookDeliveryProcessor', () => {
     expect(fakes.posts).toEqual([]);
   });
 
-  it('defers, without an attempt, while the account has the most deliveries in flight', async () => {
+  it('parks the event, without an attempt, while the account has the most deliveries in flight; the job completes', async () => {
     fakes.slotFree = false;
-    const error = await fakes
-      .processor()
-      .process(fakes.job({}, 3))
-      .catch((thrown: unknown) => thrown);
-    expect(error).toBeInstanceOf(DeliveryRetry);
-    expect((error as DeliveryRetry).message).toMatch(/deferred/);
+    await expect(fakes.processor().process(fakes.job({}, 3))).resolves.toBe('waiting its turn');
+    expect(fakes.parked).toEqual([fakes.event?.id]);
+    expect(fakes.log).toEqual(['waiting its turn: the account has the most deliveries in flight']);
     expect(fakes.posts).toEqual([]);
+    // The event moved on meanwhile (delivered by a job of an earlier turn, redelivered): nothing to park.
+    fakes.parkAnswer = false;
+    await expect(fakes.processor().process(fakes.job())).resolves.toBe('skipped');
   });
 
   it('reports skipped, and does not retry, when the event moved on before its attempt was recorded', async () => {
@@ -371,6 +381,14 @@ describe('WebhookDeliveryProcessor', () => {
       ]);
       expect(fakes.records).toEqual([]);
       expect(fakes.log).toEqual(['attempt 1/3 · HTTP 410 (endpoint gone) · 12 ms · endpoint disabled, event held']);
+    });
+
+    it('on a late HTTP 410 from a url the account has left, disables nothing and retries (at the new url)', async () => {
+      fakes.postAnswer = response(410, 'HTTP 410 (endpoint gone)');
+      fakes.movedAnswer = true;
+      await expect(fakes.processor().process(fakes.job())).rejects.toBeInstanceOf(DeliveryRetry);
+      expect(fakes.disables).toEqual([]);
+      expect(fakes.recordsInDisable).toEqual([expect.objectContaining({ url: fakes.event?.webhookUrl })]);
     });
 
     it('on the last failure disables an endpoint failing longer than WEBHOOK_DISABLE_AFTER (failing); the event stays failed', async () => {
@@ -424,6 +442,10 @@ describe('WebhookDeliveryProcessor', () => {
       fakes.event = dueEvent();
       await fakes.processor().process(fakes.job());
       expect(fakes.advances).toHaveLength(1);
+      // An event parked while this attempt was in flight: the slot's release says so.
+      fakes.othersWaiting = true;
+      await fakes.processor().process(fakes.job());
+      expect(fakes.advances).toHaveLength(2);
     });
   });
 });

@@ -1,83 +1,40 @@
 import type { LoggerService } from '@nestjs/common';
-import type { Job } from 'bull';
 import { randomUUID } from 'node:crypto';
 import { SecretKeyError } from 'src/accounts/secret-crypto';
 import type { AppConfig } from 'src/config/app-config';
-import type { AccountSlots } from 'src/webhooks/account-slots';
 import { type AttemptOutcome, decideOutcome } from 'src/webhooks/decide-outcome';
 import { endpointDisableReason } from 'src/webhooks/endpoint-disable';
-import type { EndpointStates } from 'src/webhooks/endpoint-states.service';
 import {
   HELD,
   NO_URL_REASON,
+  WAITING,
   attemptLogLine,
   attemptResultText,
-  type DeliveryJobData,
   failureReason,
   retryReason,
 } from 'src/webhooks/delivery-job';
+import { SIGNING_KEY_ERROR, SIGNING_KEY_FAILURE, attemptRecord, outcomeLabel } from 'src/webhooks/delivery-attempt';
 import { DeliveryGaveUp, DeliveryRetry } from 'src/webhooks/delivery-retry';
-import type { AttemptRecord, DeliveryStore, DueEvent } from 'src/webhooks/delivery-store';
-import { deferralDelay } from 'src/webhooks/retry-delay';
-import { BLOCKED_ERROR } from 'src/webhooks/delivery-error';
-import type { DeliveryResult, WebhookHttpClient } from 'src/webhooks/webhook-http.client';
+import type {
+  DeliveryJobHandle,
+  DeliverySlots,
+  DeliveryStorePort,
+  EndpointPort,
+  PreviousCycles,
+  WebhookPoster,
+} from 'src/webhooks/delivery-ports';
+import type { AttemptRecord, DueEvent } from 'src/webhooks/delivery-store';
+import type { DeliveryResult } from 'src/webhooks/webhook-http.client';
 import { webhookDeliveries, webhookDeliveryLatency, webhookEventsFailed } from 'src/webhooks/webhook-metrics';
-import type { WebhookDispatcher } from 'src/webhooks/webhook-dispatcher.service';
 import { webhookHeaders } from 'src/webhooks/webhook-signer';
 
-export type DeliveryOutcome = 'skipped' | 'delivered' | typeof HELD;
+export type DeliveryOutcome = 'skipped' | 'delivered' | typeof HELD | typeof WAITING;
 
 /** A job picked up this much before its event is due waits instead (an early duplicate). */
 const EARLY_TOLERANCE_MS = 1_000;
 
-/** The seams the processor works through; the spec gives it fakes of them. */
-export type DeliveryStorePort = Pick<
-  DeliveryStore,
-  'load' | 'record' | 'recordUntilStored' | 'recordIn' | 'signingSecrets' | 'failWithoutUrl' | 'failingSince' | 'hold'
->;
-/** Disables an endpoint (HTTP 410, long failure) and lets an account's released events through. */
-export type EndpointPort = Pick<EndpointStates, 'disable' | 'advance'>;
-export type WebhookPoster = Pick<WebhookHttpClient, 'post'>;
-export type DeliverySlots = Pick<AccountSlots, 'acquire' | 'release'>;
-/** Takes the job of an event's previous delivery cycle off the dashboard once a redelivery starts. */
-export type PreviousCycles = Pick<WebhookDispatcher, 'retirePreviousCycle'>;
-/** What the processor uses of a Bull job: its data, and its log (the dashboard's attempt history). */
-export type DeliveryJobHandle = Pick<Job<DeliveryJobData>, 'id' | 'data' | 'attemptsMade' | 'log'>;
-
-/** An attempt's error when SECRET_ENCRYPTION_KEY cannot open the account's signing secret. */
-export const SIGNING_KEY_ERROR = 'signing secret cannot be decrypted (SECRET_ENCRYPTION_KEY)';
-
-function outcomeLabel(result: DeliveryResult): string {
-  if (result.error === null) return 'delivered';
-  if (result.error === SIGNING_KEY_ERROR) return 'signing_key_error';
-  if (result.error.startsWith('timeout')) return 'timeout';
-  if (result.error === BLOCKED_ERROR) return 'blocked';
-  return result.responseStatus === null ? 'network_error' : 'http_error';
-}
-
-const STATUS_AFTER: Record<AttemptOutcome['kind'], AttemptRecord['status']> = {
-  delivered: 'delivered',
-  retry: 'pending',
-  failed: 'failed',
-  held: 'held',
-};
-
 /** A job whose event's endpoint was enabled between its load and its hold loads it again this soon. */
 const REREAD_MS = 100;
-
-function attemptRecord(event: DueEvent, at: Date, result: DeliveryResult, outcome: AttemptOutcome): AttemptRecord {
-  return {
-    eventId: event.id,
-    cycle: event.cycle,
-    at,
-    responseStatus: result.responseStatus,
-    error: result.error,
-    status: STATUS_AFTER[outcome.kind],
-    nextAttemptAt: outcome.kind === 'retry' ? outcome.at : null,
-    durationMs: result.durationMs,
-    responseBody: result.responseBody,
-  };
-}
 
 /**
  * Delivers one event per job: load → (due? slot?) → POST → decide → record. The event row decides,
@@ -124,17 +81,34 @@ export class WebhookDeliveryProcessor {
     if (early > EARLY_TOLERANCE_MS) throw new DeliveryRetry(early, 'not due yet');
     if (event.cycle > 1 && event.cycleAttempts === 0) await this.retirePreviousCycle(event);
     const slot = `${job.id}:${randomUUID()}`;
-    if (!(await this.slots.acquire(event.accountId, slot))) {
-      throw new DeliveryRetry(deferralDelay(job.attemptsMade), 'deferred: account has the most deliveries in flight');
-    }
+    if (!(await this.slots.acquire(event.accountId, slot))) return this.park(event, job);
     try {
       return await this.attempt(event, job);
     } finally {
-      await this.slots
-        .release(event.accountId, slot)
-        .catch((error: unknown) => this.logger.warn(`could not release a delivery slot: ${(error as Error).message}`));
-      if (event.waiting) await this.advance(event.accountId);
+      const waiting = await this.slots.release(event.accountId, slot).catch((error: unknown) => {
+        this.logger.warn(`could not release a delivery slot: ${(error as Error).message}`);
+        return false;
+      });
+      if (event.waiting || waiting) await this.advance(event.accountId);
     }
+  }
+
+  /**
+   * The account has the most deliveries in flight: the event waits its turn in the database (no due
+   * time), oldest first, instead of its job going round the shared queue ahead of other accounts'
+   * jobs; each of the account's attempts lets the next through (`advance`), and so does the
+   * worker once this job has completed (`afterWaiting`), in case the account's last attempt ended
+   * meanwhile.
+   */
+  private async park(event: DueEvent, job: DeliveryJobHandle): Promise<DeliveryOutcome> {
+    if (!(await this.store.park(event))) return 'skipped';
+    await this.log(job, `${WAITING}: the account has the most deliveries in flight`);
+    return WAITING;
+  }
+
+  /** After a job completed as WAITING: the account's next events through, if there is room. */
+  async afterWaiting(accountId: string): Promise<void> {
+    await this.advance(accountId);
   }
 
   /** The endpoint is disabled: nothing is sent, the event waits for it (unless it was enabled meanwhile). */
@@ -181,6 +155,8 @@ export class WebhookDeliveryProcessor {
       this.write(record, outcome, event.accountId),
       this.log(job, attemptLogLine(number, this.maxAttempts, result, outcome)),
     ]);
+    if (recorded === 'moved')
+      throw new DeliveryRetry(0, `${attemptResultText(result)} from a url the account has left`);
     if (outcome.kind === 'held') return HELD;
     if (!recorded) return 'skipped';
     // A secret the service cannot decrypt is its own fault, not the endpoint's: it never disables one.
@@ -200,15 +176,20 @@ export class WebhookDeliveryProcessor {
     return 'delivered';
   }
 
-  /** Records the attempt; on HTTP 410, in the transaction that disables the endpoint (the event is held). */
-  private async write(record: AttemptRecord, outcome: AttemptOutcome, accountId: string): Promise<boolean> {
+  /**
+   * Records the attempt; on HTTP 410, in the transaction that disables the endpoint (the event is
+   * held) — unless the account left that url meanwhile ('moved': the event is due again, at the new url).
+   */
+  private async write(record: AttemptRecord, outcome: AttemptOutcome, accountId: string): Promise<boolean | 'moved'> {
     if (outcome.kind === 'delivered') return this.store.recordUntilStored(record);
     if (outcome.kind !== 'held') return this.store.record(record);
-    let recorded = false;
+    let written: boolean | 'moved' = false;
     await this.endpoints.disable(accountId, 'gone', async (manager) => {
-      recorded = await this.store.recordIn(manager, record);
+      const { recorded, moved } = await this.store.recordIn(manager, record);
+      written = recorded && moved ? 'moved' : recorded;
+      return !moved;
     });
-    return recorded;
+    return written;
   }
 
   /** After an event used up its schedule: the endpoint is disabled if it has been failing longer than WEBHOOK_DISABLE_AFTER. */
@@ -241,13 +222,7 @@ export class WebhookDeliveryProcessor {
       this.logger.warn(
         `event ${event.id} of account ${event.accountId} not sent: its signing secret: ${error.message}`,
       );
-      return {
-        responseStatus: null,
-        error: SIGNING_KEY_ERROR,
-        responseBody: null,
-        durationMs: 0,
-        retryAfter: undefined,
-      };
+      return SIGNING_KEY_FAILURE;
     }
   }
 

@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import type { Queue } from 'bull';
 import { withRedisCause } from 'src/redis/redis-errors';
+import { EventAnnouncer } from 'src/webhooks/event-announcer';
 import { MicroBatcher } from 'src/webhooks/micro-batcher';
 import { type DeliveryJobSource, deliveryJob, deliveryJobId } from 'src/webhooks/delivery-job';
 import { DELIVERY_PRODUCER } from 'src/webhooks/webhook-queue.constants';
@@ -21,7 +22,10 @@ export class WebhookDispatcher implements OnApplicationShutdown {
   /** Enqueues not yet confirmed; shutdown lets them finish (each bounded by the command time-out). */
   private readonly inFlight = new Set<Promise<void>>();
 
-  constructor(@Inject(DELIVERY_PRODUCER) private readonly queue: Queue) {}
+  constructor(
+    @Inject(DELIVERY_PRODUCER) private readonly queue: Queue,
+    private readonly announcer: EventAnnouncer,
+  ) {}
 
   /** The jobs dispatched in one turn of the event loop go to Redis together (MicroBatcher). */
   private readonly batches = new MicroBatcher<DeliveryJobSource, void>(
@@ -39,8 +43,25 @@ export class WebhookDispatcher implements OnApplicationShutdown {
    * sent at the loop's next check phase: no added wait, one Redis round trip for all.
    */
   dispatch(jobs: DeliveryJobSource[]): void {
+    this.track(jobs, Promise.all(jobs.map((job) => this.batches.submit(job))));
+  }
+
+  /**
+   * The jobs of events whose turn came (`promoteWaiting`), queued as `dispatch` does (without
+   * making the caller wait): a job of the same cycle that ended — a parked one completes — is
+   * removed first, or Bull would take the new one for a duplicate.
+   */
+  requeue(jobs: DeliveryJobSource[]): void {
+    this.track(
+      jobs,
+      Promise.all(jobs.map((job) => this.jobIsGone(job))).then(() => this.enqueue(jobs)),
+    );
+  }
+
+  /** An enqueue under way, awaited at shutdown; a failure is logged, and the sweeper relays the events. */
+  private track(jobs: DeliveryJobSource[], enqueue: Promise<unknown>): void {
     if (jobs.length === 0) return;
-    const pending = Promise.all(jobs.map((job) => this.batches.submit(job)))
+    const pending = enqueue
       .then(() => undefined)
       .catch((error: unknown) => {
         this.logger.warn(
@@ -49,6 +70,12 @@ export class WebhookDispatcher implements OnApplicationShutdown {
       })
       .finally(() => this.inFlight.delete(pending));
     this.inFlight.add(pending);
+  }
+
+  /** The jobs of events that were just committed: queued, and every process's event streams woken. */
+  dispatchNew(jobs: DeliveryJobSource[]): void {
+    this.dispatch(jobs);
+    this.announcer.announce(jobs.map((job) => job.accountId));
   }
 
   /**
@@ -69,6 +96,21 @@ export class WebhookDispatcher implements OnApplicationShutdown {
       if (added?.[index]?.id === undefined || added?.[index]?.id === null)
         await this.queue.add(job.name, job.data, job.opts);
     }
+  }
+
+  /** How many jobs wait for a worker (the relay's measure of room in the queue). */
+  waitingCount(): Promise<number> {
+    return this.queue.getWaitingCount();
+  }
+
+  /** Whether the event's cycle has no live job (none, or one that already ended: removed so it can be added again). */
+  async jobIsGone(event: Pick<DeliveryJobSource, 'id' | 'cycle'>): Promise<boolean> {
+    const job = await this.queue.getJob(deliveryJobId({ eventId: event.id, cycle: event.cycle }));
+    if (!job) return true;
+    const state = await job.getState();
+    if (state !== 'completed' && state !== 'failed') return false;
+    await job.remove();
+    return true;
   }
 
   /**

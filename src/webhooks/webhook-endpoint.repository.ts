@@ -65,6 +65,22 @@ export class WebhookEndpointRepository {
     ]);
   }
 
+  /**
+   * Accounts whose events do not match their endpoint's state yet (a release or a hold still going
+   * on in batches): held events of an enabled endpoint, pending events of a disabled one. `anyIn`
+   * is the events' EXISTS fragment (their repository's).
+   */
+  async unsettled(anyIn: (accountId: string, status: 'held' | 'pending') => string, limit: number): Promise<string[]> {
+    const rows = (await this.dataSource.query(
+      `SELECT account_id AS "accountId" FROM webhook_endpoints w
+        WHERE (w.disabled_at IS NULL AND ${anyIn('w.account_id', 'held')})
+           OR (w.disabled_at IS NOT NULL AND ${anyIn('w.account_id', 'pending')})
+        LIMIT $1`,
+      [limit],
+    )) as { accountId: string }[];
+    return rows.map((row) => row.accountId);
+  }
+
   /** How many endpoints are disabled, by reason: the gauge. */
   async countDisabled(): Promise<Map<DisableReason, number>> {
     const rows = (await this.dataSource.query(

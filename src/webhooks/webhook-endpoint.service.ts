@@ -1,5 +1,8 @@
 import { Injectable, Logger } from '@nestjs/common';
+import { v7 as uuidv7 } from 'uuid';
 import { AccountsService } from 'src/accounts/accounts.service';
+import { auditEntryCommitted } from 'src/audit/audit-event.repository';
+import { AuditTrail } from 'src/audit/audit-trail.service';
 import { iso } from 'src/common/time';
 import { EndpointStates } from 'src/webhooks/endpoint-states.service';
 import type { UpdateWebhookEndpointDto, WebhookEndpointResponseDto } from 'src/webhooks/webhook-endpoint.dto';
@@ -24,6 +27,7 @@ export class WebhookEndpointService {
     private readonly health: WebhookEndpointHealthRepository,
     private readonly events: WebhookEventRepository,
     private readonly states: EndpointStates,
+    private readonly trail: AuditTrail,
   ) {}
 
   async view(accountId: string): Promise<WebhookEndpointResponseDto> {
@@ -50,9 +54,10 @@ export class WebhookEndpointService {
   }
 
   /**
-   * A new url (any url other than the current one; null only clears it) enables the endpoint and
-   * starts its health afresh, in the transaction that sets it; then `status`, when given, enables
-   * or disables it (reason: who asked). Enabling releases the held events, oldest first.
+   * One transaction: a new url (any url other than the current one; null only clears it) enables
+   * the endpoint and starts its health afresh; then `status`, when given, enables or disables it
+   * (reason: who asked); the trail's entry names the fields given. Enabling releases the held
+   * events, oldest first.
    */
   async update(
     accountId: string,
@@ -60,22 +65,68 @@ export class WebhookEndpointService {
     by: EndpointActor,
   ): Promise<WebhookEndpointResponseDto> {
     if (dto.url !== undefined && dto.url !== null) this.accounts.checkUrl(dto.url, 'url');
-    if (dto.url !== undefined) await this.changeUrl(accountId, { webhookUrl: dto.url });
-    if (dto.status === 'disabled') await this.states.disable(accountId, by);
-    if (dto.status === 'enabled') await this.states.enable(accountId);
+    const changes = ENDPOINT_FIELDS.filter((field) => dto[field] !== undefined);
+    let enabled = false;
+    let disabled: boolean | 'more' = false;
+    const entryId = uuidv7();
+    await this.accounts.update(
+      accountId,
+      dto.url === undefined ? {} : { webhookUrl: dto.url },
+      async (manager, previousUrl) => {
+        if (isNewUrl(dto.url, previousUrl))
+          enabled = await this.states.enableIn(manager, accountId, { restartHealth: true });
+        if (dto.status === 'enabled') enabled = (await this.states.enableIn(manager, accountId)) || enabled;
+        if (dto.status === 'disabled') disabled = await this.states.disableIn(manager, accountId, by);
+        const target = { type: 'account', id: accountId };
+        await this.trail.record(manager, {
+          id: entryId,
+          action: 'webhook_endpoint.updated',
+          target,
+          accountId,
+          changes,
+        });
+      },
+      auditEntryCommitted(entryId),
+    );
+    if (disabled !== false) this.states.disabled(accountId, by, disabled);
+    else if (enabled) this.logger.log(`webhook endpoint of account ${accountId} enabled`);
+    if (!disabled && (dto.url || dto.status === 'enabled')) await this.states.advance(accountId);
     return this.view(accountId);
   }
 
-  /** The admin API's account update: a new webhook_url enables the endpoint as `update` does. */
+  /** The admin API's account update (`account.updated`): a new webhook_url enables the endpoint as `update` does. */
   async changeUrl(accountId: string, changes: { name?: string; webhookUrl?: string | null }) {
     let enabled = false;
-    const account = await this.accounts.update(accountId, changes, async (manager, before) => {
-      if (changes.webhookUrl === undefined || changes.webhookUrl === null || changes.webhookUrl === before.webhookUrl)
-        return;
-      enabled = await this.states.enableIn(manager, accountId, { restartHealth: true });
-    });
+    const entryId = uuidv7();
+    const account = await this.accounts.update(
+      accountId,
+      changes,
+      async (manager, previousUrl) => {
+        if (isNewUrl(changes.webhookUrl, previousUrl))
+          enabled = await this.states.enableIn(manager, accountId, { restartHealth: true });
+        const fields = [
+          ...(changes.name !== undefined ? ['name'] : []),
+          ...(changes.webhookUrl !== undefined ? ['webhook_url'] : []),
+        ];
+        const target = { type: 'account', id: accountId };
+        await this.trail.record(manager, {
+          id: entryId,
+          action: 'account.updated',
+          target,
+          accountId,
+          changes: fields,
+        });
+      },
+      auditEntryCommitted(entryId),
+    );
     if (enabled) this.logger.log(`webhook endpoint of account ${accountId} enabled: a new url`);
     if (changes.webhookUrl) await this.states.advance(accountId);
     return account;
   }
+}
+
+const ENDPOINT_FIELDS = ['url', 'status'] as const;
+
+function isNewUrl(url: string | null | undefined, current: string | null): url is string {
+  return url !== undefined && url !== null && url !== current;
 }

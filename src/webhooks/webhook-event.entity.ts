@@ -14,9 +14,7 @@ export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 @Index('webhook_events_waiting_idx', ['accountId', 'createdAt', 'id'], {
   where: `delivery_status = 'pending' AND next_attempt_at IS NULL`,
 })
-@Index('webhook_events_released_idx', ['accountId'], {
-  where: `delivery_status = 'pending' AND cycle > 1 AND cycle_attempts = 0 AND next_attempt_at IS NOT NULL`,
-})
+@Index('webhook_events_account_due_idx', ['accountId', 'nextAttemptAt'], { where: `delivery_status = 'pending'` })
 @Index('webhook_events_retention_idx', ['createdAt'], { where: `delivery_status <> 'pending'` })
 export class WebhookEvent {
   @PrimaryColumn('uuid')

@@ -1,11 +1,22 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
-import { ApiExcludeEndpoint, ApiExtraModels, ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Get, Headers, HttpCode, Param, Post, Query, Res, UseGuards } from '@nestjs/common';
+import {
+  ApiExcludeEndpoint,
+  ApiExtraModels,
+  ApiHeader,
+  ApiOkResponse,
+  ApiOperation,
+  ApiProduces,
+  ApiResponse,
+  ApiTags,
+} from '@nestjs/swagger';
+import type { Response } from 'express';
 import { ApiError } from 'src/common/api-error';
 import { ApiErrors, ApiLimitedBy } from 'src/common/api-error-responses';
 import { CurrentAccountId, RequiresCredential } from 'src/http/credentials';
 import { invalidCursor, type ListPage } from 'src/common/pagination';
 import { UndeclaredInputGuard } from 'src/http/undeclared-input.guard';
 import { invalidId, UuidParamPipe } from 'src/http/uuid-param.pipe';
+import { REDELIVERIES_LIMIT } from 'src/webhooks/redelivery-limit';
 import { TEST_EVENTS_LIMIT } from 'src/webhooks/test-event-limit';
 import {
   BulkRedeliverDto,
@@ -14,11 +25,19 @@ import {
   RedeliveryResponseDto,
   SendTestEventDto,
   StatusChangedPayloadDto,
+  StreamWebhookEventsQueryDto,
   WebhookEventDetailResponseDto,
   WebhookEventListResponseDto,
   WebhookEventResponseDto,
 } from 'src/webhooks/webhook-events.dto';
 import { WebhookEventsService } from 'src/webhooks/webhook-events.service';
+import { WebhookEventStreams, tooManyStreams } from 'src/webhooks/webhook-event-streams.service';
+
+const STREAM_DESCRIPTION =
+  'Server-Sent Events: every event of the account as it is created, oldest first. Each message has `id` ' +
+  '(the event id), `event` (its type) and `data`: one line of JSON `{ id, type, created_at, headers: ' +
+  '{ webhook-id, webhook-timestamp, webhook-signature }, body }`, signed when sent as a webhook attempt is. ' +
+  'A `: keep-alive` comment at least every 15 s. It never changes delivery_status.';
 
 // The literal routes (redeliver, test) are declared before ':id' so they are never read as ids.
 @ApiTags('public')
@@ -27,7 +46,10 @@ import { WebhookEventsService } from 'src/webhooks/webhook-events.service';
 @UseGuards(UndeclaredInputGuard)
 @Controller('api/v1/public/kyc/webhook-events')
 export class WebhookEventsController {
-  constructor(private readonly events: WebhookEventsService) {}
+  constructor(
+    private readonly events: WebhookEventsService,
+    private readonly streams: WebhookEventStreams,
+  ) {}
 
   @Get()
   @ApiOperation({ summary: 'The delivery log, newest first (keyset paging)' })
@@ -51,6 +73,7 @@ export class WebhookEventsController {
     ApiError.validation('delivery_status', 'must be a comma-separated list of failed, delivered'),
     ApiError.endpointDisabled('gone'),
   )
+  @ApiLimitedBy(REDELIVERIES_LIMIT)
   async redeliverMany(
     @CurrentAccountId() accountId: string,
     @Body() dto: BulkRedeliverDto,
@@ -72,6 +95,30 @@ export class WebhookEventsController {
     @Body() dto: SendTestEventDto,
   ): Promise<WebhookEventResponseDto> {
     return this.events.sendTest(accountId, dto.status);
+  }
+
+  @Get('stream')
+  @ApiOperation({ summary: "Stream the account's events as they are created (resume with Last-Event-ID or since)" })
+  @ApiProduces('text/event-stream')
+  @ApiHeader({
+    name: 'Last-Event-ID',
+    required: false,
+    description: 'Replay every event created after this one first; not with `since`',
+    schema: { type: 'string', format: 'uuid' },
+  })
+  @ApiOkResponse({ description: STREAM_DESCRIPTION, content: { 'text/event-stream': { schema: { type: 'string' } } } })
+  @ApiErrors(
+    ApiError.validation('since', 'must be the id of one of your webhook events'),
+    ApiError.validation('since', 'must not be given with a Last-Event-ID header'),
+    tooManyStreams(5),
+  )
+  async stream(
+    @CurrentAccountId() accountId: string,
+    @Query() query: StreamWebhookEventsQueryDto,
+    @Headers('last-event-id') lastEventId: string | undefined,
+    @Res() res: Response,
+  ): Promise<void> {
+    await this.streams.start(accountId, query.since, lastEventId, res);
   }
 
   /** Without this, GET on a POST-only literal path would reach ':id' and be a 400 instead of a 405. */
@@ -97,6 +144,7 @@ export class WebhookEventsController {
   @ApiOperation({ summary: 'Redeliver one event: a fresh delivery cycle with the same webhook-id and body' })
   @ApiResponse({ status: 202, type: WebhookEventResponseDto })
   @ApiErrors(invalidId(), ApiError.notFound('webhook event'), ApiError.endpointDisabled('gone'))
+  @ApiLimitedBy(REDELIVERIES_LIMIT)
   async redeliver(
     @CurrentAccountId() accountId: string,
     @Param('id', UuidParamPipe) id: string,

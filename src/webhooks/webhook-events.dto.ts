@@ -47,6 +47,16 @@ export class ListWebhookEventsQueryDto {
   cursor?: string;
 }
 
+export class StreamWebhookEventsQueryDto {
+  @ApiPropertyOptional({
+    format: 'uuid',
+    description: 'Replay every event created after this one first (as the Last-Event-ID header does; not both)',
+  })
+  @IsOptional()
+  @IsUUID('all', { message: 'since must be a UUID' })
+  since?: string;
+}
+
 export class BulkRedeliverDto {
   @ApiProperty({
     example: 'failed',

@@ -1,13 +1,20 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import { v7 as uuidv7 } from 'uuid';
+import { auditEntryCommitted } from 'src/audit/audit-event.repository';
+import { AuditTrail } from 'src/audit/audit-trail.service';
 import { ApiError } from 'src/common/api-error';
 import { CursorCodec } from 'src/common/cursor';
 import { CURSOR_CODEC } from 'src/common/cursor.provider';
+import type { AppConfig } from 'src/config/app-config';
+import { APP_CONFIG } from 'src/config/config.module';
+import { CommitSettler } from 'src/database/commit-settler';
 import { onReplica } from 'src/database/read-replica';
 import { keysetList, parseRanges } from 'src/common/keyset-list';
 import type { ListPage } from 'src/common/pagination';
 import type { DeliveryJobSource } from 'src/webhooks/delivery-job';
+import { RedeliveryLimit } from 'src/webhooks/redelivery-limit';
 import { TestEventStatus, testVerification } from 'src/webhooks/test-event';
 import { TestEventLimit } from 'src/webhooks/test-event-limit';
 import { WebhookAttemptRepository } from 'src/webhooks/webhook-attempt.repository';
@@ -18,6 +25,7 @@ import {
   NEWEST_FIRST,
   WebhookEventRepository,
   deliveryStatusFilter,
+  eventCommitted,
   verificationFilter,
   webhookEventPageSql,
 } from 'src/webhooks/webhook-event.repository';
@@ -36,6 +44,9 @@ export const MAX_BULK_REDELIVERY = 10_000;
 /** The client's delivery log: list, detail, replay and test events, always scoped to the account. */
 @Injectable()
 export class WebhookEventsService {
+  /** How many of an account's replayed events may be due and not yet attempted at once. */
+  private readonly window: number;
+
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly events: WebhookEventRepository,
@@ -44,8 +55,14 @@ export class WebhookEventsService {
     private readonly outbox: WebhookOutboxService,
     private readonly dispatcher: WebhookDispatcher,
     private readonly testEventLimit: TestEventLimit,
+    private readonly redeliveryLimit: RedeliveryLimit,
     private readonly endpoints: WebhookEndpointRepository,
-  ) {}
+    private readonly trail: AuditTrail,
+    private readonly settler: CommitSettler,
+    @Inject(APP_CONFIG) config: Pick<AppConfig, 'webhookMaxInFlightPerAccount'>,
+  ) {
+    this.window = config.webhookMaxInFlightPerAccount;
+  }
 
   async list(accountId: string, query: ListWebhookEventsQueryDto): Promise<ListPage<WebhookEventResponseDto>> {
     return keysetList<WebhookEvent, WebhookEventResponseDto>(
@@ -83,7 +100,27 @@ export class WebhookEventsService {
       if (!event) throw ApiError.notFound('webhook event');
       throw ApiError.endpointDisabled(state.disabledReason);
     }
-    const [event] = await this.events.startCycleForAccount(accountId, id);
+    const entryId = uuidv7();
+    const [event] = await this.redeliveryLimit.within<DeliveryJobSource & WebhookEvent>(accountId, (count) =>
+      this.settler.transaction(
+        async (manager) => {
+          const started = await this.events.startCycleForAccount(manager, accountId, id);
+          await count(started);
+          if (started.length > 0) {
+            await this.trail.record(manager, {
+              id: entryId,
+              action: 'webhook_event.redelivered',
+              target: { type: 'webhook_event', id },
+              accountId,
+              changes: ['delivery_status'],
+            });
+          }
+          return started;
+        },
+        // A lost commit answer is settled by the audit entry written with the new cycle.
+        (started) => (started.length > 0 ? auditEntryCommitted(entryId) : null),
+      ),
+    );
     if (!event) throw ApiError.notFound('webhook event');
     this.dispatcher.dispatch([event]);
     return toWebhookEventResponse(event);
@@ -96,7 +133,7 @@ export class WebhookEventsService {
    * endpoint is disabled, with its reason.
    */
   async redeliverForOperator(ids: string[]): Promise<{ jobs: DeliveryJobSource[]; disabled: Map<string, string> }> {
-    const jobs = await this.events.startCyclesOf(ids);
+    const jobs = await this.events.startCyclesOf(this.dataSource.manager, ids);
     const started = new Set(jobs.map((job) => job.id));
     const disabled = await this.events.withDisabledEndpoint(ids.filter((id) => !started.has(id)));
     return { jobs, disabled };
@@ -111,8 +148,39 @@ export class WebhookEventsService {
     await this.assertEnabled(accountId);
     const bounds = parseRanges([{ name: 'created', from: dto.created_from, to: dto.created_to }]);
     const filters = [deliveryStatusFilter(dto.delivery_status)];
-    const updated = await this.events.startCyclesMatching(accountId, filters, bounds, MAX_BULK_REDELIVERY);
-    this.dispatcher.dispatch(updated);
+    const entryId = uuidv7();
+    // The replayed events wait their turn, as released events do: the first ones, as many as the
+    // account's window lets through, commit due and are queued; each attempt lets the next through.
+    let jobs: DeliveryJobSource[] = [];
+    const updated = await this.redeliveryLimit.within<{ id: string }>(accountId, (count) =>
+      this.settler.transaction(
+        async (manager) => {
+          const started = await this.events.startWaitingCyclesMatching(
+            manager,
+            accountId,
+            filters,
+            bounds,
+            MAX_BULK_REDELIVERY,
+          );
+          await count(started);
+          // A call that matched nothing changed nothing, and is not recorded.
+          if (started.length > 0) {
+            const target = { type: 'account', id: accountId };
+            const entry = {
+              action: 'webhook_events.bulk_redelivered',
+              target,
+              accountId,
+              changes: ['delivery_status'],
+            };
+            await this.trail.record(manager, { id: entryId, ...entry });
+            jobs = await this.events.promoteWaiting(manager, accountId, this.window);
+          }
+          return started;
+        },
+        (started) => (started.length > 0 ? auditEntryCommitted(entryId) : null),
+      ),
+    );
+    this.dispatcher.dispatch(jobs);
     return { object: 'redelivery', count: updated.length };
   }
 
@@ -129,8 +197,16 @@ export class WebhookEventsService {
       verification: made.verification,
       test: true,
     };
-    const { event, job } = await this.outbox.record(change, at);
-    this.dispatcher.dispatch([job]);
+    const { event, job } = await this.settler.transaction(
+      async (manager) => {
+        const recorded = await this.outbox.record(change, at, manager);
+        const target = { type: 'webhook_event', id: recorded.event.id };
+        await this.trail.record(manager, { action: 'webhook_event.test_sent', target, accountId, changes: [] });
+        return recorded;
+      },
+      (recorded) => eventCommitted(recorded.event.id),
+    );
+    this.dispatcher.dispatchNew([job]);
     return toWebhookEventResponse(event);
   }
 

@@ -16,6 +16,12 @@ export const webhookDeliveryLatency = new Histogram({
   registers: [metricsRegistry],
 });
 
+export const webhookRedeliveries = new Counter({
+  name: 'webhook_redeliveries_total',
+  help: 'Webhook events redelivered by clients (single and bulk redeliver, the CLI replay), limited by REDELIVERIES_PER_HOUR',
+  registers: [metricsRegistry],
+});
+
 export const webhookQueueDepth = new Gauge({
   name: 'webhook_queue_jobs',
   help: 'Delivery queue jobs by state (waiting, active, delayed, failed)',

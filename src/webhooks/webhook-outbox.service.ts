@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
 import { AccountsService } from 'src/accounts/accounts.service';
 import type { DeliveryJobSource } from 'src/webhooks/delivery-job';
 import { type StatusChange, buildOutboxEvent, outboxJobSource } from 'src/webhooks/outbox-event';
@@ -16,10 +17,14 @@ export class WebhookOutboxService {
     private readonly accounts: AccountsService,
   ) {}
 
-  async record(change: StatusChange, at: Date = new Date()): Promise<{ event: WebhookEvent; job: DeliveryJobSource }> {
+  async record(
+    change: StatusChange,
+    at: Date,
+    manager: EntityManager,
+  ): Promise<{ event: WebhookEvent; job: DeliveryJobSource }> {
     const webhookUrl = await this.accounts.webhookUrl(change.accountId);
     const event = buildOutboxEvent(change, webhookUrl, at);
-    await this.events.insert(event);
+    await this.events.insert(event, manager);
     return { event, job: outboxJobSource(change, event, webhookUrl) };
   }
 }

@@ -11,8 +11,9 @@ export const DELIVERY_JOB_OPTIONS: JobOptions = {
   attempts: 1_000_000_000,
   backoff: { type: RETRY_BACKOFF },
   removeOnComplete: { age: 3_600, count: 1_000 },
-  // The Failed tab is the operators' list of dead deliveries: it keeps a week of them.
-  removeOnFail: { age: 7 * 86_400, count: 10_000 },
+  // The Failed tab is the operators' list of dead deliveries: it keeps a week of them, of every
+  // account. By age only: a cap on their number would let one account's flood push out another's.
+  removeOnFail: { age: 7 * 86_400 },
   stackTraceLimit: 1,
 };
 

@@ -1,23 +1,29 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import type { Queue } from 'bull';
 import { DataSource } from 'typeorm';
 import { EndpointStates } from 'src/webhooks/endpoint-states.service';
 import { WebhookDispatcher } from 'src/webhooks/webhook-dispatcher.service';
-import { type DeliveryJobSource, deliveryJobId } from 'src/webhooks/delivery-job';
 import { WebhookEventRepository } from 'src/webhooks/webhook-event.repository';
-import { DELIVERY_PRODUCER } from 'src/webhooks/webhook-queue.constants';
 
 /** An event is relayed once it is this late: well past the enqueue after commit or a Bull delay. */
 const OVERDUE_MS = 3_000;
 const BATCH = 500;
 const SWEEP_LOCK = 7_277_003;
 
+/** While relaying a backlog, the sweep waits for the queue to hold fewer waiting jobs than this, and
+ * for no longer than QUEUE_WAIT_MS (the next sweep goes on then, after its other duties). */
+const QUEUED_BOUND = 2 * BATCH;
+const QUEUE_POLL_MS = 100;
+const QUEUE_WAIT_MS = 5_000;
+
 /**
  * The relay: finds pending events that are due but have no live job (Redis was down at commit, the
  * process died between commit and enqueue, an operator removed or cleaned the job in the dashboard)
  * and enqueues them again. Safe with many workers: one sweeps at a time (advisory lock), and job
- * ids make re-adds no-ops.
+ * ids make re-adds no-ops. A pass that relays a full batch is followed by another as soon as the
+ * queue has room (fewer than QUEUED_BOUND jobs waiting), so a backlog (after a Redis outage) drains
+ * at the rate deliveries run, never flooding Redis with it; relayed events are due again from the
+ * relay's time, so the next pass takes the next ones.
  */
 @Injectable()
 export class WebhookSweeper {
@@ -26,16 +32,36 @@ export class WebhookSweeper {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly events: WebhookEventRepository,
-    @Inject(DELIVERY_PRODUCER) private readonly queue: Queue,
     private readonly dispatcher: WebhookDispatcher,
     private readonly endpoints: EndpointStates,
   ) {}
 
-  /** One pass; returns how many events were (re)enqueued. */
+  private stopped = false;
+
+  /** One sweep; returns how many events were (re)enqueued. */
   async sweep(): Promise<number> {
-    const relayed = await this.relay();
     await this.advanceReleases();
-    return relayed;
+    // An endpoint change whose release or hold was cut short (its process stopped) goes on here.
+    for (const accountId of await this.endpoints.unsettled(BATCH)) this.endpoints.settleInBackground(accountId);
+    let relayed = 0;
+    for (let pass = await this.relay(); ; pass = await this.relay()) {
+      relayed += pass;
+      if (pass < BATCH || !(await this.queueHasRoom())) return relayed;
+    }
+  }
+
+  /** The worker stops: a sweep relaying a backlog ends after its current pass. */
+  stop(): void {
+    this.stopped = true;
+  }
+
+  /** Waits until fewer than QUEUED_BOUND jobs are waiting; false if the worker stops or the wait runs out. */
+  private async queueHasRoom(): Promise<boolean> {
+    for (const until = Date.now() + QUEUE_WAIT_MS; !this.stopped && Date.now() < until;) {
+      if ((await this.dispatcher.waitingCount()) < QUEUED_BOUND) return true;
+      await new Promise((resolve) => setTimeout(resolve, QUEUE_POLL_MS));
+    }
+    return false;
   }
 
   /**
@@ -54,17 +80,15 @@ export class WebhookSweeper {
       }[];
       if (!locked) return 0;
       const due = await this.events.overdue(manager, OVERDUE_MS / 1000, BATCH);
-      const missing: DeliveryJobSource[] = [];
-      for (const event of due) {
-        const job = await this.queue.getJob(deliveryJobId({ eventId: event.id, cycle: event.cycle }));
-        if (job) {
-          const state = await job.getState();
-          if (state !== 'completed' && state !== 'failed') continue;
-          await job.remove();
-        }
-        missing.push(event);
-      }
+      // The pass asks Redis about every event at once: one account's hundreds of queued jobs must
+      // not make another account's lost one wait for as many round trips.
+      const lost = await Promise.all(due.map((event) => this.dispatcher.jobIsGone(event)));
+      const missing = due.filter((_, i) => lost[i]);
       if (missing.length > 0) {
+        await this.events.attemptNow(
+          missing.map((event) => ({ eventId: event.id, cycle: event.cycle })),
+          manager,
+        );
         await this.dispatcher.enqueue(missing);
         this.logger.log(`relayed ${missing.length} webhook event(s) to the delivery queue`);
       }

@@ -6,7 +6,7 @@ import { APP_CONFIG } from 'src/config/config.module';
 import { redisErrorMessage } from 'src/redis/redis-errors';
 import { WebhookDeliveryProcessor } from 'src/webhooks/webhook-delivery.processor';
 import { WebhookHttpClient } from 'src/webhooks/webhook-http.client';
-import type { DeliveryJobData } from 'src/webhooks/delivery-job';
+import { type DeliveryJobData, WAITING } from 'src/webhooks/delivery-job';
 import { DELIVERY_QUEUE } from 'src/webhooks/webhook-queue.constants';
 import { closeDeliveryQueue } from 'src/webhooks/webhook-queue.factory';
 
@@ -45,6 +45,12 @@ export class WebhookWorker implements OnApplicationBootstrap, BeforeApplicationS
   onApplicationBootstrap(): void {
     this.timer = setInterval(() => this.sweep(), this.config.sweepIntervalMs);
     this.queue.on('error', (error: Error) => this.logger.warn(`delivery queue: ${redisErrorMessage(error)}`));
+    // A job that parked its event has completed: the event may go through at once, if there is room
+    // (the account's attempts in flight may all have ended while it was parking). Jobs made before
+    // job data named the account leave this to the sweeper.
+    this.queue.on('completed', (job: Job<DeliveryJobData>, result: unknown) => {
+      if (result === WAITING && job.data.accountId) void this.processor.afterWaiting(job.data.accountId);
+    });
     this.queue
       .process(EVERY_JOB_NAME, this.config.webhookConcurrency, (job) => this.deliver(job))
       .catch((error: unknown) => this.logger.error(`delivery worker stopped: ${(error as Error).message}`));
@@ -67,6 +73,7 @@ export class WebhookWorker implements OnApplicationBootstrap, BeforeApplicationS
   stopTakingJobs(): number {
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
+    this.sweeper.stop();
     if (this.stoppedAt === undefined) {
       this.stoppedAt = Date.now();
       // A local pause that does not wait for active jobs; with Redis gone it may never settle.

@@ -61,3 +61,19 @@ describe('fallbackStoreOf', () => {
     expect(hit('account:a').count).toBe(1);
   });
 });
+
+describe('MemoryWindowStore.take (several units at once, all or none)', () => {
+  const HOUR = 3_600_000;
+
+  it('takes what fits under the limit, refuses a take that would pass it whole, and rolls with the window', () => {
+    const store = new MemoryWindowStore(10, HOUR);
+    expect(store.take('account:a', 4, 5, 1_000)).toEqual({ taken: true, resetMs: HOUR - 1_000 });
+    expect(store.take('account:a', 4, 5, 2_000).taken).toBe(false);
+    expect(store.take('account:a', 1, 5, 3_000).taken).toBe(true);
+    expect(store.take('account:a', 1, 5, 4_000).taken).toBe(false);
+    expect(store.take('account:b', 5, 5, 4_000).taken).toBe(true);
+    store.giveBack('account:a', 2, 5_000);
+    expect(store.take('account:a', 2, 5, 6_000).taken).toBe(true);
+    expect(store.take('account:a', 5, 5, HOUR + 1).taken).toBe(true);
+  });
+});

@@ -37,6 +37,33 @@ export class MemoryWindowStore {
     return { count, resetMs };
   }
 
+  /** Adds `amount` to `key` in the window holding `nowMs` unless that would pass `limit` (then adds none). */
+  take(key: string, amount: number, limit: number, nowMs: number): { taken: boolean; resetMs: number } {
+    const resetMs = this.roll(nowMs);
+    const current = this.counts.get(key);
+    if (current === undefined && this.counts.size >= this.maxKeys) return { taken: false, resetMs };
+    if ((current ?? 0) + amount > limit) return { taken: false, resetMs };
+    this.counts.set(key, (current ?? 0) + amount);
+    return { taken: true, resetMs };
+  }
+
+  /** Takes back `amount` a take added in the current window. */
+  giveBack(key: string, amount: number, nowMs: number): void {
+    this.roll(nowMs);
+    const current = this.counts.get(key);
+    if (current !== undefined) this.counts.set(key, Math.max(0, current - amount));
+  }
+
+  /** Drops the counts when the window holding `nowMs` is a new one; the ms until it ends. */
+  private roll(nowMs: number): number {
+    const resetMs = clockWindowResetMs(nowMs, this.windowMs);
+    if (nowMs + resetMs !== this.windowEndMs) {
+      this.counts.clear();
+      this.windowEndMs = nowMs + resetMs;
+    }
+    return resetMs;
+  }
+
   /** Keys counted in the current window. */
   get size(): number {
     return this.counts.size;

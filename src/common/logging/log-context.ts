@@ -20,3 +20,8 @@ export function logContextFields(): Record<string, string> {
   const accountId = context.request?.accountId;
   return accountId ? { request_id: context.requestId, account_id: accountId } : { request_id: context.requestId };
 }
+
+/** The request being served, if any (the audit trail reads its actor, id and address). */
+export function currentRequest(): object | undefined {
+  return storage.getStore()?.request;
+}

@@ -1,0 +1,20 @@
+import { Module } from '@nestjs/common';
+import { APP_INTERCEPTOR } from '@nestjs/core';
+import { AuditChainInterceptor, AuditChainer } from 'src/audit/audit-chainer';
+import { AuditEventRepository } from 'src/audit/audit-event.repository';
+import { AuditTrail } from 'src/audit/audit-trail.service';
+import { DatabaseModule } from 'src/database/database.module';
+import { repositoryProviders } from 'src/database/repository-providers';
+
+/** The audit trail's recorder, for every feature that changes something on someone's behalf. */
+@Module({
+  imports: [DatabaseModule],
+  providers: [
+    ...repositoryProviders(AuditEventRepository),
+    AuditChainer,
+    AuditTrail,
+    { provide: APP_INTERCEPTOR, useClass: AuditChainInterceptor },
+  ],
+  exports: [AuditTrail, AuditEventRepository, AuditChainer],
+})
+export class AuditModule {}
