@@ -47,8 +47,8 @@ interface ComposeFile extends Dict {
   volumes?: Record<string, unknown>;
 }
 
-function readCompose(): { text: string; file: ComposeFile } {
-  const text = readFileSync(join(ROOT, 'docker-compose.yml'), 'utf8');
+function readCompose(name = 'docker-compose.yml'): { text: string; file: ComposeFile } {
+  const text = readFileSync(join(ROOT, name), 'utf8');
   // Compose resolves YAML merge keys (`<<: *app`), so the test does too.
   const file = load(text, { schema: CORE_SCHEMA.withTags(mergeTag) }) as ComposeFile;
   return { text, file };
@@ -156,6 +156,33 @@ describe('docker-compose.yml', () => {
     );
     // No default (`${VAR:-…}` or `${VAR-…}`) for any secret anywhere in the file.
     for (const secret of SECRETS) expect(text).not.toMatch(new RegExp(`\\$\\{${secret}:?-`));
+  });
+});
+
+describe('docker-compose.dev.yml: PostgreSQL and Redis for a newcomer', () => {
+  const { file } = readCompose('docker-compose.dev.yml');
+  const { services } = file;
+
+  it('is valid against the Compose Specification schema', () => {
+    const schema = JSON.parse(readFileSync(join(__dirname, 'fixtures/compose-spec.json'), 'utf8')) as Dict;
+    const validate = new Ajv({ allErrors: true, strict: false, validateSchema: false }).compile(schema);
+    expect(validate(file) ? [] : validate.errors).toEqual([]);
+  });
+
+  it('publishes the default ports on 127.0.0.1 only, as the preflight and the tests expect them', () => {
+    expect(Object.keys(services).sort()).toEqual(['postgres', 'redis']);
+    expect(services.postgres.ports).toEqual(['127.0.0.1:5432:5432']);
+    expect(services.redis.ports).toEqual(['127.0.0.1:6379:6379']);
+  });
+
+  it('needs no .env: user postgres without a password, as DATABASE_URL defaults to', () => {
+    expect(JSON.stringify(file)).not.toContain('${'); // no variable to set
+    expect(services.postgres.environment).toEqual(
+      expect.objectContaining({ POSTGRES_USER: 'postgres', POSTGRES_HOST_AUTH_METHOD: 'trust' }),
+    );
+    const preflight = readFileSync(join(ROOT, 'scripts', 'preflight.js'), 'utf8');
+    expect(preflight).toContain('docker compose -f docker-compose.dev.yml up -d postgres');
+    expect(preflight).toContain("'postgres://postgres@localhost:5432/kyc'");
   });
 });
 

@@ -92,7 +92,7 @@ describe('first run on a machine where a service does not answer', () => {
       expect(result.output).toContain(`PostgreSQL at postgres://postgres:****@127.0.0.1:${port}/kyc does not answer`);
       expect(result.output).not.toContain('s3cret');
       expect(result.output).toContain('npm run services');
-      expect(result.output).toContain('docker compose up -d postgres');
+      expect(result.output).toContain('docker compose -f docker-compose.dev.yml up -d postgres');
       expect(result.output).toContain('DATABASE_URL');
       expect(result.output).not.toMatch(STACK_FRAME);
       expect(result.output).not.toContain('Migration failed');
@@ -123,7 +123,7 @@ describe('first run on a machine where a service does not answer', () => {
     expect(preflight.output.match(/WARNING: Redis at/g)).toHaveLength(1);
     expect(preflight.output).toContain(redisUrl);
     expect(preflight.output).toContain('webhooks wait');
-    expect(preflight.output).toContain('docker compose up -d redis');
+    expect(preflight.output).toContain('docker compose -f docker-compose.dev.yml up -d redis');
     expect(preflight.output).toContain('npm run services');
 
     const t = await startApp({ REDIS_URL: redisUrl, LOG_LEVEL: 'info' });

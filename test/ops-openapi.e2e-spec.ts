@@ -71,7 +71,15 @@ describe('OpenAPI document', () => {
     for (const [path, item] of Object.entries(doc.paths)) {
       for (const [method, operation] of Object.entries(item)) {
         const route = `${method.toUpperCase()} ${path}`;
-        const call = (token?: string) => {
+        const call = async (token?: string): Promise<{ status: number }> => {
+          if (path.endsWith('/stream')) {
+            // The event stream never ends by itself: its status is all this needs, then it is closed.
+            const res = await fetch(`${t.url}${concrete(path)}`, {
+              headers: token === undefined ? {} : { authorization: `Bearer ${token}` },
+            });
+            await res.body?.cancel();
+            return { status: res.status };
+          }
           const req = t.http[method as 'get'](concrete(path));
           return token === undefined ? req : req.set('authorization', `Bearer ${token}`);
         };
@@ -96,6 +104,42 @@ describe('OpenAPI document', () => {
     expect(checked).toBeGreaterThanOrEqual(14);
   });
 
+  it("names on every admin operation the permission it needs and the roles that grant it, as the contract's table", () => {
+    // The contract's roles table, written out here apart from src/auth/permissions.ts.
+    const grants: Record<string, string[]> = {
+      'accounts:read': ['viewer', 'operator', 'compliance', 'admin'],
+      'accounts:write': ['operator', 'admin'],
+      'secrets:rotate': ['admin'],
+      'legal_holds:manage': ['compliance', 'admin'],
+      'audit:read': ['compliance', 'auditor', 'admin'],
+      'operator_keys:manage': ['admin'],
+    };
+    const expected: Record<string, string> = {
+      'get /api/v1/admin/accounts/{id}': 'accounts:read',
+      'post /api/v1/admin/accounts': 'accounts:write',
+      'post /api/v1/admin/accounts/{id}/secret/rotate': 'secrets:rotate',
+      'get /api/v1/admin/audit-events': 'audit:read',
+      'get /api/v1/admin/audit-events/export': 'audit:read',
+      'post /api/v1/admin/operator-keys': 'operator_keys:manage',
+    };
+    const seen: Record<string, string> = {};
+    for (const [path, item] of Object.entries(doc.paths)) {
+      if (!path.startsWith('/api/v1/admin/')) continue;
+      for (const [method, operation] of Object.entries(item)) {
+        const op = operation as { 'x-permission'?: string; 'x-roles'?: string[]; description?: string };
+        const permission = op['x-permission'] ?? 'none';
+        expect({ route: `${method} ${path}`, permission: permission in grants }).toEqual({
+          route: `${method} ${path}`,
+          permission: true,
+        });
+        expect(op['x-roles']).toEqual(grants[permission]);
+        expect(op.description).toContain(`\`${permission}\``);
+        seen[`${method} ${path}`] = permission;
+      }
+    }
+    expect(seen).toMatchObject(expected);
+  });
+
   it('serves Swagger UI at /api/docs', async () => {
     const res = await t.http.get('/api/docs').redirects(2);
     expect(res.status).toBe(200);
@@ -118,10 +162,13 @@ describe('OpenAPI document', () => {
         );
         const success = Object.entries(operation.responses).filter(([status]) => status.startsWith('2'));
         expect(success.length).toBe(1);
-        expect({ path, method, schema: success[0][1].content?.['application/json']?.schema }).toEqual({
+        // A 204 (the contract's DELETE of an operator key) has no body; every other success has its
+        // schema, under its media type (JSON, the audit export's NDJSON, the event stream's SSE).
+        const body = Object.values(success[0][1].content ?? {})[0] as { schema?: unknown } | undefined;
+        expect({ path, method, schema: body?.schema }).toEqual({
           path,
           method,
-          schema: expect.anything(),
+          schema: success[0][0] === '204' ? undefined : expect.anything(),
         });
         if (scheme === 'client') {
           expect(operation.responses['429']).toBeDefined();

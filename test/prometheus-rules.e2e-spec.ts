@@ -26,6 +26,7 @@ const CONTRACT_ALERTS = [
   'KycWebhookBacklogStale',
   'KycApiErrors',
   'KycApiLatency',
+  'KycBreakGlassUsed',
 ];
 /** Values read from the database or the queue, exported alike by every process: max, never sum. */
 const GLOBAL_GAUGES = [

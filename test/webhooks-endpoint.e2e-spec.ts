@@ -152,9 +152,21 @@ describe('webhook endpoint', () => {
       expect(disabled).toMatchObject({ status: 'disabled', disabled_reason: 'gone', held_count: 1 });
       expect(disabled.disabled_at).toMatch(ISO_MS);
       expect(disabled.health.consecutive_failures).toBe(1);
-      expect(t.output.join('')).toMatch(new RegExp(`webhook endpoint of account ${account.id} disabled: gone`));
+      await waitFor(
+        async () => t.output.join(''),
+        (output) => output.includes(`webhook endpoint of account ${account.id} disabled: gone`),
+        'the disable logged',
+        5_000,
+      );
       const after = await metrics();
       expect(metricValue(after, 'webhook_endpoint_disables_total', 'reason="gone"')).toBe(before + 1);
+      // The service's own act, in the audit trail as the system's.
+      const { rows: recorded } = await t.db.query(
+        `SELECT actor_type, actor_via, changes, request_id FROM audit_events
+          WHERE account_id = $1 AND action = 'webhook_endpoint.disabled'`,
+        [account.id],
+      );
+      expect(recorded).toEqual([{ actor_type: 'system', actor_via: 'service', changes: ['status'], request_id: null }]);
 
       const later = await oneEvent(account);
       const heldNow = await event(account, later);
@@ -302,7 +314,13 @@ describe('webhook endpoint', () => {
       );
       expect(disabled).toMatchObject({ disabled_reason: 'failing', held_count: 0 });
       expect(disabled.health.consecutive_failures).toBe(4);
-      expect(t.output.join('')).toMatch(new RegExp(`webhook endpoint of account ${account.id} disabled: failing`));
+      // The worker logs it once its transaction has committed: the API can show the change first.
+      await waitFor(
+        async () => t.output.join(''),
+        (output) => output.includes(`webhook endpoint of account ${account.id} disabled: failing`),
+        'the disable logged',
+        5_000,
+      );
       expect((await event(account, id)).delivery_status).toBe('failed');
 
       // The dashboard's Retry on its failed job is refused with that reason; the job stays failed.
@@ -333,7 +351,12 @@ describe('webhook endpoint', () => {
       expect(res.status).toBe(200);
       expect(res.body).toMatchObject({ object: 'webhook_endpoint', status: 'disabled', disabled_reason: 'operator' });
       expect((await endpoint(account)).disabled_reason).toBe('operator');
-      expect(t.output.join('')).toMatch(new RegExp(`webhook endpoint of account ${account.id} disabled: operator`));
+      await waitFor(
+        async () => t.output.join(''),
+        (output) => output.includes(`webhook endpoint of account ${account.id} disabled: operator`),
+        'the disable logged',
+        5_000,
+      );
 
       const held = await oneEvent(account);
       expect((await event(account, held)).delivery_status).toBe('held');

@@ -59,7 +59,7 @@ describe('webhook delivery survives Redis outages', () => {
         .set('authorization', `Bearer ${t.internalToken}`)
         .send({ status: 'processing' });
       expect(res.status).toBe(200);
-      expect(Date.now() - started).toBeLessThan(1_000);
+      expect(Date.now() - started).toBeLessThan(3_000);
     }
     const ids = await eventIdsOf(
       t,
@@ -81,7 +81,7 @@ describe('webhook delivery survives Redis outages', () => {
     const v = await createVerification(t, account.id);
     const started = Date.now();
     await transition(t, v.id, { status: 'processing' });
-    expect(Date.now() - started).toBeLessThan(1_000);
+    expect(Date.now() - started).toBeLessThan(3_000);
     const list = await t.http.get('/api/v1/public/kyc/webhook-events').set('authorization', `Bearer ${account.secret}`);
     expect(list.status).toBe(200);
     expect(list.body.data).toHaveLength(1);

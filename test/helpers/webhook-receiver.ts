@@ -97,8 +97,13 @@ export class WebhookReceiver {
     return this.for(eventId);
   }
 
-  async close(): Promise<void> {
+  /** Cuts every open connection (requests left hanging fail with a reset); the endpoint stays up. */
+  dropConnections(): void {
     for (const socket of this.sockets) socket.destroy();
+  }
+
+  async close(): Promise<void> {
+    this.dropConnections();
     await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
   }
 

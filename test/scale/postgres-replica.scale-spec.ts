@@ -16,7 +16,7 @@ import {
   waitUntil,
 } from '../faults/harness';
 import { TestApp, startApp } from '../helpers/test-app';
-import { PgNode, PrimaryAndStandby, startPrimaryAndStandby } from './postgres-cluster';
+import { PgNode, PrimaryAndStandby, startPrimaryAndStandby } from '../helpers/postgres-cluster';
 
 const DATABASE = 'kyc_scale_replica_test';
 const CHANGES = 1_000;
@@ -291,7 +291,7 @@ describe('PostgreSQL streaming replica (a throwaway primary and hot standby)', (
     }
   });
 
-  it('answers 503 on exactly the replica routes once the standby is stopped, while changes and deliveries go on', async () => {
+  it('serves the replica routes from the primary once the standby is stopped, while changes and deliveries go on', async () => {
     const { standby } = cluster as PrimaryAndStandby;
     const t = app as TestApp;
     const account = await client.createAccount('replica-down', receiver.url);
@@ -311,19 +311,20 @@ describe('PostgreSQL streaming replica (a throwaway primary and hot standby)', (
       `/api/v1/public/kyc/webhook-events/${eventId}`,
     ];
     const answerMs: number[] = [];
-    const check503 = async (): Promise<void> => {
+    // Replicas degrade, never fail: each read that meets the stopped standby is served by the primary.
+    const checkFallback = async (): Promise<void> => {
       for (const path of replicaRoutes) {
         const startedAt = Date.now();
         const res = await t.http.get(path).set('authorization', auth);
         answerMs.push(Date.now() - startedAt);
         expect({ path, status: res.status, code: res.body.error?.code }).toEqual({
           path,
-          status: 503,
-          code: 'service_unavailable',
+          status: 200,
+          code: undefined,
         });
       }
     };
-    await check503();
+    await checkFallback();
 
     // Everything else is on the primary and keeps working.
     const admin = await t.http
@@ -355,7 +356,7 @@ describe('PostgreSQL streaming replica (a throwaway primary and hot standby)', (
       `${expectedEvents} deliveries with the standby down`,
       250,
     );
-    await check503();
+    await checkFallback();
     const ready = await fetch(`${t.url}/health/ready`);
 
     // A process (re)started while a read URL is down: TypeORM's initialize() opens one connection
@@ -389,8 +390,8 @@ describe('PostgreSQL streaming replica (a throwaway primary and hot standby)', (
     const lateRecoveredMs = Date.now() - restartedAt;
     answerMs.sort((a, b) => a - b);
     const result = await figures(t.db, [account.id], receiver, {
-      replica_routes_503: `${answerMs.length}/${answerMs.length}`,
-      answer_503_max_ms: answerMs[answerMs.length - 1],
+      replica_routes_from_primary: `${answerMs.length}/${answerMs.length}`,
+      answer_max_ms: answerMs[answerMs.length - 1],
       transitions_ok: statuses.flat().length,
       health_ready: ready.status,
       recovered_after_standby_start_ms: recoveredMs,

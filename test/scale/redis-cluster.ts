@@ -55,6 +55,10 @@ export class RedisClusterUnderTest {
           ...['--port', String(port), '--bind', '127.0.0.1', '--dir', dir],
           ...['--cluster-enabled', 'yes', '--cluster-config-file', join(dir, `nodes-${port}.conf`)],
           ...['--cluster-node-timeout', '2000', '--appendonly', 'no', '--save', ''],
+          // A replica whose link to its primary was down for more than 10 node time-outs (20 s) never
+          // stands for election, and the cluster never fails over: the likeliest reason for a CI run's
+          // "did not fail over within 60 s" on a loaded machine. 0 lets it always try.
+          ...['--cluster-replica-validity-factor', '0'],
         ],
         { stdio: 'ignore' },
       );

@@ -1,17 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
-import { join } from 'node:path';
-import { register } from 'tsconfig-paths';
 import { DataSource } from 'typeorm';
 import { testDatabaseServerUrl } from '../../scripts/test-servers';
+import { MIGRATIONS } from '../../migrations';
 import { testRunEnv } from './test-env';
 
-// Runs outside Jest's module mapper: its own imports are relative, and the migrations' `src/...`
-// imports (the fill migration runs the service's writer) resolve through tsconfig-paths.
+// Runs outside Jest's module mapper: its own imports are relative, as are the migrations' (they import
+// nothing of src/).
 export default async function globalSetup(): Promise<void> {
-  register({ baseUrl: join(__dirname, '..', '..'), paths: { 'src/*': ['./src/*'] } });
-  // eslint-disable-next-line @typescript-eslint/no-require-imports -- after register(), not hoisted like an import
-  const { MIGRATIONS } = require('../../migrations') as typeof import('../../migrations');
   const runId = `${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
   const env = testRunEnv(runId);
   const url = new URL(env.DATABASE_URL);

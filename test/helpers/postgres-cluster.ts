@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { appendFileSync, chownSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort } from '../helpers/test-app';
+import { freePort } from './test-app';
 
 const BIN = process.env.PG_BIN ?? '/usr/lib/postgresql/15/bin';
 
@@ -79,39 +79,75 @@ const LOGGING = [
   "log_min_messages = 'warning'",
 ];
 
+export interface LonePrimary {
+  primary: PgNode;
+  /** Stops the server (immediate) and removes the temporary directory. */
+  close(): void;
+}
+
+/** A temporary directory owned by the `postgres` OS user. */
+function postgresOwnedDir(prefix: string): string {
+  const root = mkdtempSync(join(tmpdir(), prefix));
+  const uid = Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).trim());
+  const gid = Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' }).trim());
+  chownSync(root, uid, gid);
+  return root;
+}
+
+/** initdb and start a primary (wal_level=replica) on a free port of 127.0.0.1, its socket in `root`. */
+async function initPrimary(root: string): Promise<PgNode> {
+  const primary = new PgNode('primary', join(root, 'primary'), await freePort(), join(root, 'primary.log'));
+  asPostgres('initdb', ['-D', primary.dataDir, '-U', 'postgres', '--auth=trust', '--no-sync']);
+  appendFileSync(
+    join(primary.dataDir, 'postgresql.conf'),
+    [
+      `port = ${primary.port}`,
+      "listen_addresses = '127.0.0.1'",
+      `unix_socket_directories = '${root}'`,
+      'wal_level = replica',
+      'max_wal_senders = 5',
+      'hot_standby = on',
+      'fsync = off',
+      ...LOGGING,
+      '',
+    ].join('\n'),
+  );
+  appendFileSync(join(primary.dataDir, 'pg_hba.conf'), 'host replication postgres 127.0.0.1/32 trust\n');
+  return primary;
+}
+
+/** A throwaway PostgreSQL server of the test's own, never the machine's: its settings are the test's to change. */
+export async function startLonePrimary(): Promise<LonePrimary> {
+  const root = postgresOwnedDir('kyc-pg-primary-');
+  let primary: PgNode | undefined;
+  const close = (): void => {
+    primary?.stopImmediate();
+    rmSync(root, { recursive: true, force: true });
+  };
+  try {
+    primary = await initPrimary(root);
+    primary.start();
+    return { primary, close };
+  } catch (error) {
+    close();
+    throw error;
+  }
+}
+
 /**
  * A primary (initdb, wal_level=replica) and a hot standby made from it with pg_basebackup -R, each
  * on a free port of 127.0.0.1 with its own socket directory, in one temporary directory owned by
  * the `postgres` OS user. Never the machine's own server.
  */
 export async function startPrimaryAndStandby(): Promise<PrimaryAndStandby> {
-  const root = mkdtempSync(join(tmpdir(), 'kyc-pg-replica-'));
-  const uid = Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).trim());
-  const gid = Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' }).trim());
-  chownSync(root, uid, gid);
+  const root = postgresOwnedDir('kyc-pg-replica-');
   const nodes: PgNode[] = [];
   const close = (): void => {
     for (const node of [...nodes].reverse()) node.stopImmediate();
     rmSync(root, { recursive: true, force: true });
   };
   try {
-    const primary = new PgNode('primary', join(root, 'primary'), await freePort(), join(root, 'primary.log'));
-    asPostgres('initdb', ['-D', primary.dataDir, '-U', 'postgres', '--auth=trust', '--no-sync']);
-    appendFileSync(
-      join(primary.dataDir, 'postgresql.conf'),
-      [
-        `port = ${primary.port}`,
-        "listen_addresses = '127.0.0.1'",
-        `unix_socket_directories = '${root}'`,
-        'wal_level = replica',
-        'max_wal_senders = 5',
-        'hot_standby = on',
-        'fsync = off',
-        ...LOGGING,
-        '',
-      ].join('\n'),
-    );
-    appendFileSync(join(primary.dataDir, 'pg_hba.conf'), 'host replication postgres 127.0.0.1/32 trust\n');
+    const primary = await initPrimary(root);
     nodes.push(primary);
     primary.start();
 

@@ -1,0 +1,90 @@
+import type { Test } from 'supertest';
+import { type CreatedAccount, createAccount } from './helpers/factories';
+import { waitFor } from './helpers/poll';
+import { type TestApp, startApp } from './helpers/test-app';
+import { WebhookReceiver } from './helpers/webhook-receiver';
+
+/**
+ * Enabling and disabling an endpoint commit at once whatever the number of its events (100,000 held,
+ * then 100,000 pending): the release and the hold go on in batches outside the request, oldest
+ * first, surviving a restart, with held_count showing what is left.
+ */
+
+const ENDPOINT = '/api/v1/public/kyc/webhook-endpoint';
+const EVENTS = 100_000;
+
+describe('webhook endpoint changes at any size', () => {
+  let t: TestApp;
+  let receiver: WebhookReceiver;
+  // The endpoint never answers: at most WEBHOOK_MAX_IN_FLIGHT_PER_ACCOUNT deliveries are in flight.
+  const env = { WEBHOOK_TIMEOUT_MS: '120000', LOG_LEVEL: 'warn' };
+
+  const as = (account: CreatedAccount, req: Test) => req.set('authorization', `Bearer ${account.secret}`);
+  const heldCount = async (account: CreatedAccount): Promise<number> =>
+    (await as(account, t.http.get(ENDPOINT))).body.held_count as number;
+  const timed = async (req: Test) => {
+    const started = Date.now();
+    const res = await req;
+    return { status: res.status, ms: Date.now() - started, body: res.body as { status: string; held_count: number } };
+  };
+
+  beforeAll(async () => {
+    receiver = await WebhookReceiver.start();
+    receiver.respondWith({ hang: true });
+    t = await startApp(env);
+  });
+
+  afterAll(async () => {
+    await t?.kill();
+    await receiver?.close();
+  });
+
+  it('enables with 100,000 held and disables with 100,000 pending at once; the rest follows in batches, across a restart', async () => {
+    const account = await createAccount(t, { webhook_url: receiver.url });
+    expect((await as(account, t.http.patch(ENDPOINT)).send({ status: 'disabled' })).status).toBe(200);
+    await t.db.query(
+      `INSERT INTO webhook_events (id, account_id, verification_id, type, body, created_at, delivery_status)
+       SELECT gen_random_uuid(), $1, gen_random_uuid(), 'verification.status_changed', '{}',
+              now() - interval '1 day' + n * interval '1 ms', 'held'
+         FROM generate_series(1, $2::int) AS n`,
+      [account.id, EVENTS],
+    );
+    await t.db.query('ANALYZE webhook_events');
+    expect(await heldCount(account)).toBe(EVENTS);
+
+    const enabled = await timed(as(account, t.http.patch(ENDPOINT)).send({ status: 'enabled' }));
+    expect({ status: enabled.status, endpoint: enabled.body.status }).toEqual({ status: 200, endpoint: 'enabled' });
+    expect(enabled.ms).toBeLessThan(2_000);
+    expect(enabled.body.held_count).toBeGreaterThan(0);
+
+    // A restart in the middle of the release: the next process carries it on.
+    await t.kill();
+    t = await startApp(env);
+    await waitFor(
+      () => heldCount(account),
+      (held) => held === 0,
+      'every held event released',
+      120_000,
+    );
+    // Oldest first: the first deliveries are the oldest events.
+    await receiver.waitFor((requests) => requests.length >= 1, 20_000, 'the first released delivery');
+    const [oldest] = (
+      await t.db.query<{ id: string }>(
+        'SELECT id FROM webhook_events WHERE account_id = $1 ORDER BY created_at, id LIMIT 1',
+        [account.id],
+      )
+    ).rows;
+    expect(receiver.requests.map((r) => r.headers['webhook-id'])).toContain(oldest.id);
+
+    const disabled = await timed(as(account, t.http.patch(ENDPOINT)).send({ status: 'disabled' }));
+    expect({ status: disabled.status, endpoint: disabled.body.status }).toEqual({ status: 200, endpoint: 'disabled' });
+    expect(disabled.ms).toBeLessThan(2_000);
+    // Everything pending becomes held but what is in flight (held once its attempt ends).
+    await waitFor(
+      () => heldCount(account),
+      (held) => held >= EVENTS - 20,
+      'the pending events held',
+      120_000,
+    );
+  }, 300_000);
+});
