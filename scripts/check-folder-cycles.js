@@ -31,6 +31,21 @@ async function main() {
   };
   for (const folder of [...edges.keys()].sort()) if (!state.has(folder)) visit(folder, [folder]);
 
+  // Migrations stand still: a migration that imported the service's code would change what it does when that code does.
+  const migrations = (await madge('migrations', { fileExtensions: ['ts'], tsConfig: 'tsconfig.json' })).obj();
+  const intoSrc = Object.entries(migrations)
+    .filter(([file]) => !file.startsWith('..'))
+    .flatMap(([file, imports]) =>
+      imports.filter((imported) => imported.startsWith('..')).map((imported) => `migrations/${file} → ${imported}`),
+    );
+  if (intoSrc.length > 0) {
+    for (const edge of intoSrc) console.error(`Migration imports code outside migrations/: ${edge}`);
+    process.exitCode = 1;
+  } else
+    console.log(
+      `No migration imports code outside migrations/ (${Object.keys(migrations).filter((file) => !file.startsWith('..')).length} files).`,
+    );
+
   if (cycles.length === 0) return console.log('No cycle between the top-level folders of src/.');
   for (const cycle of cycles) {
     console.error(`Folder cycle: ${cycle.join(' → ')}`);

@@ -55,7 +55,9 @@ function postgresFixes(host) {
     }
     fixes.push('or: npm run services   (starts the installed PostgreSQL and Redis that are not running)');
   }
-  fixes.push('or with Docker: docker compose up -d postgres');
+  fixes.push(
+    'or with Docker: docker compose -f docker-compose.dev.yml up -d postgres   (127.0.0.1:5432, user postgres)',
+  );
   fixes.push('or point DATABASE_URL at a server that runs (postgres://user:password@host:5432/kyc)');
   return fixes;
 }
@@ -70,7 +72,7 @@ function redisFixes(host, port) {
     }
     fixes.push('or: npm run services   (starts the installed PostgreSQL and Redis that are not running)');
   }
-  fixes.push('or with Docker: docker compose up -d redis');
+  fixes.push('or with Docker: docker compose -f docker-compose.dev.yml up -d redis   (127.0.0.1:6379)');
   fixes.push('or point REDIS_URL (or REDIS_CLUSTER_NODES) at a server that runs');
   return fixes;
 }

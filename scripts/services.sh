@@ -19,7 +19,7 @@ wait_for() {
 if pg_isready -h 127.0.0.1 -p 5432 >/dev/null 2>&1; then
   echo "services: PostgreSQL already answers on 127.0.0.1:5432; left alone"
 elif ! command -v pg_ctlcluster >/dev/null 2>&1 || [ -z "$(ls /etc/postgresql 2>/dev/null)" ]; then
-  echo "services: PostgreSQL is not installed; install it with: apt-get install -y postgresql (or: docker compose up -d postgres)" >&2
+  echo "services: PostgreSQL is not installed; install it with: apt-get install -y postgresql (or: docker compose -f docker-compose.dev.yml up -d postgres)" >&2
   failed=1
 else
   version=$(ls /etc/postgresql | sort -V | tail -n 1)
@@ -31,7 +31,7 @@ fi
 if redis-cli -h 127.0.0.1 -p 6379 ping >/dev/null 2>&1; then
   echo "services: Redis already answers on 127.0.0.1:6379; left alone"
 elif ! command -v redis-server >/dev/null 2>&1 || ! command -v redis-cli >/dev/null 2>&1; then
-  echo "services: Redis is not installed; install it with: apt-get install -y redis-server (or: docker compose up -d redis)" >&2
+  echo "services: Redis is not installed; install it with: apt-get install -y redis-server (or: docker compose -f docker-compose.dev.yml up -d redis)" >&2
   failed=1
 else
   echo "services: starting Redis on 127.0.0.1:6379 (no persistence; log in /var/log/redis/ci.log)"

@@ -4,10 +4,12 @@
  * docker-compose.yml deploys), beside a plain Bull queue delivering the same signed body (floor.ts).
  * Throughput: rounds of interleaved slices, the service's (closed-loop changes, deliveries/s to the
  * last arrival) and the floor's (--jobs pre-fed jobs); then latency: changes open loop at --rate,
- * commit→arrival. See docs/performance.md;
+ * commit→arrival; then a backlog of --backlog events with no queue job (what a Redis outage
+ * leaves), drained by the relay, its rate beside the service's steady one. See docs/performance.md;
  * the options and their defaults are in parseOptions.
  */
 import { join } from 'node:path';
+import { Client } from 'pg';
 import { apiClient, createBenchData } from '../harness/api';
 import { freshBench } from '../harness/db';
 import { parseFlags } from '../harness/flags';
@@ -24,7 +26,7 @@ const PREFIXES = ['kyc_whbench', 'kyc_whbench_floor'];
 function parseOptions(argv: string[]) {
   const rounds = { rounds: 5, seconds: 4, jobs: 2_000, connections: 50, concurrency: 50 };
   // Then the paced latency phase; and the data both run on.
-  return parseFlags(argv, {}, { ...rounds, rate: 200, paced: 20, accounts: 50, verifications: 1_000 });
+  return parseFlags(argv, {}, { ...rounds, rate: 200, paced: 20, accounts: 50, verifications: 1_000, backlog: 20_000 });
 }
 
 runBench('bench:webhooks', parseOptions, async (options, lab) => {
@@ -114,6 +116,24 @@ runBench('bench:webhooks', parseOptions, async (options, lab) => {
     const responded = drive.responded.get(`${v.id}:${v.version}`);
     if (responded !== undefined) responseToArrival.push(arrival.at - responded);
   }
+  // A backlog of events with no queue job, as a Redis outage leaves it: the relay drains it.
+  log(`backlog: ${options.backlog} pending events without a job, over every account, drained by the relay`);
+  const db = new Client({ connectionString: databaseUrl });
+  await db.connect();
+  const perAccount = Math.ceil(options.backlog / options.accounts);
+  await db.query(
+    `INSERT INTO webhook_events (id, account_id, verification_id, type, body, created_at, delivery_status, next_attempt_at)
+     SELECT gen_random_uuid(), a.id, gen_random_uuid(), 'verification.status_changed', $1,
+            now() - interval '1 minute', 'pending', now() - interval '1 minute' + n * interval '1 microsecond'
+       FROM generate_series(1, $2) AS n CROSS JOIN accounts a`,
+    [sample, perAccount],
+  );
+  await db.end();
+  const drainStart = Date.now();
+  const drained = await take(perAccount * options.accounts, 'backlog');
+  const arrivalTimes = drained.map((arrival) => arrival.at).sort((a, b) => a - b);
+  const [first, last] = [arrivalTimes[0] ?? NaN, arrivalTimes[arrivalTimes.length - 1] ?? NaN];
+  const drainRate = drained.length / ((last - first) / 1000);
   const p = (values: number[]): string => [0.5, 0.95, 0.99].map((q) => fmt(percentile(values, q))).join(' / ');
   const m = (key: keyof Round): number => median(rounds.map((round) => round[key]));
   const ratio = m('service') / m('floor');
@@ -130,6 +150,8 @@ runBench('bench:webhooks', parseOptions, async (options, lab) => {
     ['service / floor', fmt(ratio, 2)],
     [`commit→arrival at ${options.rate} changes/s, p50 / p95 / p99 ms`, p(commitToArrival)],
     ['  response→arrival, p50 / p95 / p99 ms', p(responseToArrival)],
+    [`backlog of ${drained.length} relayed: deliveries/s from its first arrival to its last`, fmt(drainRate)],
+    ['  seconds from the insert to the first arrival (the next sweep)', fmt((first - drainStart) / 1000, 1)],
     ['signatures verified with standardwebhooks (sample)', `${checked - badSignatures}/${checked}`],
   ];
   log(table(['measure (median of the rounds)', 'value'], rows));
@@ -139,6 +161,8 @@ runBench('bench:webhooks', parseOptions, async (options, lab) => {
   log(verdict(keepUp >= 0.9, `deliveries keep up with transitions (>= 0.9: ${fmt(keepUp, 2)})`));
   const latencyTarget = `p99 commit→arrival < 250 ms at ${options.rate} changes/s (${fmt(percentile(commitToArrival, 0.99))} ms)`;
   log(verdict(percentile(commitToArrival, 0.99) < 250, latencyTarget));
+  const drainTarget = `a backlog drains at >= 0.8 x steady deliveries/s (${fmt(drainRate)} vs ${fmt(m('service'))} = ${fmt(drainRate / m('service'), 2)} x)`;
+  log(verdict(drainRate >= 0.8 * m('service'), drainTarget));
   if (missing + badSignatures > 0)
     log(`WARNING: ${missing} webhooks missing, ${badSignatures} bad signatures; the figures are suspect`);
   await footer(databaseUrl, failures);
