@@ -2,7 +2,7 @@
 # Node.js: the `image` release of scripts/node-versions, the line CI runs the whole suite on
 # (test/deploy-files.e2e-spec.ts checks that every FROM names it).
 
-# --- build: full dependencies, compile TypeScript to dist/ -----------------------------------------
+# --- build: full dependencies, compile TypeScript and the API reference page to dist/ ---------------
 FROM node:26.12.1-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
@@ -10,7 +10,11 @@ RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json nest-cli.json ./
 COPY src ./src
 COPY migrations ./migrations
-RUN npx nest build
+# scripts/api-reference.ts writes the API reference page (dist/api-reference/) with Redocly, a
+# build-time tool: the runtime stage gets the page, not the tool.
+COPY scripts ./scripts
+COPY redocly.yaml ./
+RUN npm run build
 
 # --- runtime: production dependencies and the compiled dist/ only, as the unprivileged node user ---
 FROM node:26.12.1-bookworm-slim AS runtime

@@ -23,7 +23,7 @@ function readBody(req: IncomingMessage): Promise<string> {
   });
 }
 
-/** The client's side of the demo: a webhook endpoint on 127.0.0.1 that verifies every signature, as README shows. */
+/** The client's side of the demo: a webhook endpoint on 127.0.0.1 that verifies every signature, as the client guide shows. */
 export class DemoReceiver {
   private server?: Server;
   private secret?: string;
