@@ -2,8 +2,8 @@ import type { LoggerService } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { SecretKeyError } from 'src/accounts/secret-crypto';
 import type { AppConfig } from 'src/config/app-config';
-import { type AttemptOutcome, decideOutcome } from 'src/webhooks/decide-outcome';
-import { endpointDisableReason } from 'src/webhooks/endpoint-disable';
+import { decideOutcome } from 'src/webhooks/decide-outcome';
+import { AttemptWriter } from 'src/webhooks/attempt-writer';
 import {
   HELD,
   NO_URL_REASON,
@@ -23,7 +23,7 @@ import type {
   PreviousCycles,
   WebhookPoster,
 } from 'src/webhooks/delivery-ports';
-import type { AttemptRecord, DueEvent } from 'src/webhooks/delivery-store';
+import type { DueEvent } from 'src/webhooks/delivery-store';
 import type { DeliveryResult } from 'src/webhooks/webhook-http.client';
 import { webhookDeliveries, webhookDeliveryLatency, webhookEventsFailed } from 'src/webhooks/webhook-metrics';
 import { webhookHeaders } from 'src/webhooks/webhook-signer';
@@ -49,6 +49,7 @@ const REREAD_MS = 100;
  */
 export class WebhookDeliveryProcessor {
   private readonly maxAttempts: number;
+  private readonly writer: AttemptWriter;
 
   constructor(
     private readonly config: Pick<AppConfig, 'webhookRetryScheduleMs' | 'webhookDisableAfterMs'>,
@@ -60,6 +61,7 @@ export class WebhookDeliveryProcessor {
     private readonly logger: Pick<LoggerService, 'warn'>,
   ) {
     this.maxAttempts = config.webhookRetryScheduleMs.length + 1;
+    this.writer = new AttemptWriter(config, store, endpoints, logger);
   }
 
   async process(job: DeliveryJobHandle): Promise<DeliveryOutcome> {
@@ -152,7 +154,7 @@ export class WebhookDeliveryProcessor {
     });
     const record = attemptRecord(event, at, result, outcome);
     const [recorded] = await Promise.all([
-      this.write(record, outcome, event.accountId),
+      this.writer.write(record, outcome, event.accountId),
       this.log(job, attemptLogLine(number, this.maxAttempts, result, outcome)),
     ]);
     if (recorded === 'moved')
@@ -161,7 +163,7 @@ export class WebhookDeliveryProcessor {
     if (!recorded) return 'skipped';
     // A secret the service cannot decrypt is its own fault, not the endpoint's: it never disables one.
     if (outcome.kind === 'failed' && result.error !== SIGNING_KEY_ERROR)
-      await this.disableIfFailingTooLong(event.accountId);
+      await this.writer.disableIfFailingTooLong(event.accountId);
     if (outcome.kind === 'delivered' && event.cycle === 1) {
       webhookDeliveryLatency.observe((Date.now() - event.createdAt.getTime()) / 1000);
     }
@@ -174,39 +176,6 @@ export class WebhookDeliveryProcessor {
       throw new DeliveryGaveUp(failureReason({ cycleAttempts: number, lastError: error }));
     }
     return 'delivered';
-  }
-
-  /**
-   * Records the attempt; on HTTP 410, in the transaction that disables the endpoint (the event is
-   * held) — unless the account left that url meanwhile ('moved': the event is due again, at the new url).
-   */
-  private async write(record: AttemptRecord, outcome: AttemptOutcome, accountId: string): Promise<boolean | 'moved'> {
-    if (outcome.kind === 'delivered') return this.store.recordUntilStored(record);
-    if (outcome.kind !== 'held') return this.store.record(record);
-    let written: boolean | 'moved' = false;
-    await this.endpoints.disable(accountId, 'gone', async (manager) => {
-      const { recorded, moved } = await this.store.recordIn(manager, record);
-      written = recorded && moved ? 'moved' : recorded;
-      return !moved;
-    });
-    return written;
-  }
-
-  /** After an event used up its schedule: the endpoint is disabled if it has been failing longer than WEBHOOK_DISABLE_AFTER. */
-  private async disableIfFailingTooLong(accountId: string): Promise<void> {
-    if (this.config.webhookDisableAfterMs <= 0) return;
-    try {
-      const reason = endpointDisableReason({
-        outcome: 'failed',
-        failingSince: await this.store.failingSince(accountId),
-        now: new Date(),
-        disableAfterMs: this.config.webhookDisableAfterMs,
-      });
-      if (reason) await this.endpoints.disable(accountId, reason);
-    } catch (error) {
-      // The next event to use up its schedule decides again.
-      this.logger.warn(`could not check the endpoint of account ${accountId}: ${(error as Error).message}`);
-    }
   }
 
   /**
