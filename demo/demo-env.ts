@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import Redis from 'ioredis';
 import { Client } from 'pg';
 import type { Env } from 'src/config/app-config';
-import { redisOptions } from 'src/webhooks/webhook-queue.factory';
+import { redisOptions } from 'src/webhooks/queue/webhook-queue.factory';
 
 const DEFAULT_DATABASE_URL = 'postgres://postgres@localhost:5432/kyc';
 const DEFAULT_REDIS_URL = 'redis://localhost:6379';

@@ -46,11 +46,48 @@ async function main() {
       `No migration imports code outside migrations/ (${Object.keys(migrations).filter((file) => !file.startsWith('..')).length} files).`,
     );
 
+  checkLayers(graph);
   if (cycles.length === 0) return console.log('No cycle between the top-level folders of src/.');
   for (const cycle of cycles) {
     console.error(`Folder cycle: ${cycle.join(' → ')}`);
     for (let i = 0; i + 1 < cycle.length; i += 1) console.error(`  ${edges.get(cycle[i]).get(cycle[i + 1])}`);
   }
+  process.exitCode = 1;
+}
+
+/**
+ * The delivery pipeline's folders import one way: each may import only the folders listed for it
+ * (webhooks.module.ts, at the root of webhooks/, wires them all). Below the line: no folder imports
+ * delivery/ or event-log/ but the ones listed, so the worker never loads the API's code and back.
+ * A spec may import more (a repository's spec builds its events with the outbox's builder).
+ */
+const WEBHOOK_LAYERS = {
+  tables: [],
+  queue: ['tables'],
+  outbox: ['tables', 'queue'],
+  endpoint: ['tables', 'queue', 'outbox'],
+  delivery: ['tables', 'queue', 'outbox', 'endpoint'],
+  'event-log': ['tables', 'queue', 'outbox', 'endpoint'],
+  dashboard: ['tables', 'queue', 'outbox', 'endpoint', 'event-log'],
+};
+
+function checkLayers(graph) {
+  const layerOf = (file) => (file.startsWith('webhooks/') && file.split('/').length === 3 ? file.split('/')[1] : null);
+  const wrong = [];
+  for (const [file, imports] of Object.entries(graph)) {
+    const from = layerOf(file);
+    if (from === null || file.endsWith('.spec.ts')) continue;
+    if (!(from in WEBHOOK_LAYERS)) wrong.push(`webhooks/${from}/ is not a known layer (${file})`);
+    for (const imported of imports) {
+      const to = layerOf(imported);
+      if (to !== null && to !== from && !WEBHOOK_LAYERS[from]?.includes(to)) wrong.push(`${file} → ${imported}`);
+    }
+  }
+  if (wrong.length === 0)
+    return console.log(
+      'webhooks/ imports one way: tables ← queue ← outbox ← endpoint ← delivery, event-log (event-log ← dashboard).',
+    );
+  for (const edge of wrong) console.error(`Import against the layers of webhooks/: ${edge}`);
   process.exitCode = 1;
 }
 

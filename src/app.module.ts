@@ -11,8 +11,8 @@ import { DatabaseModule } from 'src/database/database.module';
 import { OpsModule } from 'src/ops/ops.module';
 import { RetentionWorkerModule } from 'src/retention/retention.module';
 import { VerificationsModule } from 'src/verifications/verifications.module';
-import { WebhookGaugesModule } from 'src/webhooks/webhook-gauges.module';
-import { WebhookWorkerModule } from 'src/webhooks/webhook-worker.module';
+import { WebhookGaugesModule } from 'src/webhooks/queue/webhook-gauges.module';
+import { WebhookWorkerModule } from 'src/webhooks/delivery/webhook-worker.module';
 import { WebhooksModule } from 'src/webhooks/webhooks.module';
 
 /** The HTTP API: admin, internal and public routes, and the delivery log. */

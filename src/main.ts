@@ -6,7 +6,7 @@ import { ConfigError } from 'src/config/app-config';
 import { loadConfig } from 'src/config/config.module';
 import { createApp } from 'src/create-app';
 import { exitGracefullyOn } from 'src/shutdown';
-import { WebhookWorker } from 'src/webhooks/webhook-worker.service';
+import { WebhookWorker } from 'src/webhooks/delivery/webhook-worker.service';
 
 async function bootstrap(): Promise<void> {
   const config = loadConfig();

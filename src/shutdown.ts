@@ -2,7 +2,7 @@ import type { INestApplication } from '@nestjs/common';
 import type { AppConfig } from 'src/config/app-config';
 import { rootLogger } from 'src/common/logging/root-logger';
 import type { HttpDrain } from 'src/http/http-drain';
-import type { WebhookWorker } from 'src/webhooks/webhook-worker.service';
+import type { WebhookWorker } from 'src/webhooks/delivery/webhook-worker.service';
 
 /** The contract's budget: exit within WEBHOOK_TIMEOUT_MS + 5 s of SIGTERM, even under load. */
 const BUDGET_MARGIN_MS = 5_000;

@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
-import { webhookHeaders } from 'src/webhooks/webhook-signer';
+import { webhookHeaders } from 'src/webhooks/outbox/webhook-signer';
 import { createAccount, createVerification, transition } from './helpers/factories';
 import { TestApp, startApp } from './helpers/test-app';
 import { ReceivedRequest, WebhookReceiver } from './helpers/webhook-receiver';

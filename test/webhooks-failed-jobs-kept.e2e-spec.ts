@@ -1,11 +1,11 @@
 import Queue from 'bull';
-import { DeliveryGaveUp, retryBackoff } from 'src/webhooks/delivery-retry';
+import { DeliveryGaveUp, retryBackoff } from 'src/webhooks/queue/delivery-retry';
 import {
   DELIVERY_JOB_OPTIONS,
   DELIVERY_QUEUE,
   DELIVERY_QUEUE_SETTINGS,
   RETRY_BACKOFF,
-} from 'src/webhooks/webhook-queue.constants';
+} from 'src/webhooks/queue/webhook-queue.constants';
 import { waitFor } from './helpers/poll';
 
 /**

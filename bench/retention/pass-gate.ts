@@ -10,7 +10,7 @@
  */
 import 'reflect-metadata';
 import { VerificationRedactor } from 'src/verifications/verification-redactor.service';
-import { WebhookDeliveryProcessor } from 'src/webhooks/webhook-delivery.processor';
+import { WebhookDeliveryProcessor } from 'src/webhooks/delivery/webhook-delivery.processor';
 
 export type GateMessage = { gate: 'close'; seq: number } | { gate: 'open' };
 export type GateReply = { paused: number };

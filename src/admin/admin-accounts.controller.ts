@@ -3,8 +3,8 @@ import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestj
 import { toAccountResponse } from 'src/accounts/account.mapper';
 import { ApiError } from 'src/common/api-error';
 import { ApiErrors } from 'src/common/api-error-responses';
-import { UpdateWebhookEndpointDto, WebhookEndpointResponseDto } from 'src/webhooks/webhook-endpoint.dto';
-import { WebhookEndpointService } from 'src/webhooks/webhook-endpoint.service';
+import { UpdateWebhookEndpointDto, WebhookEndpointResponseDto } from 'src/webhooks/endpoint/webhook-endpoint.dto';
+import { WebhookEndpointService } from 'src/webhooks/endpoint/webhook-endpoint.service';
 import { AdminAccountResponseDto } from 'src/admin/admin-account.dto';
 import {
   AccountResponseDto,

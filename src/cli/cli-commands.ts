@@ -23,8 +23,8 @@ import { RetentionService } from 'src/retention/retention.service';
 import { toOperatorKeyResponse } from 'src/operators/operator-key.mapper';
 import { CreateOperatorKeyDto } from 'src/operators/operator-keys.dto';
 import { OperatorKeysService } from 'src/operators/operator-keys.service';
-import type { WebhookEventResponseDto } from 'src/webhooks/webhook-events.dto';
-import { MAX_BULK_REDELIVERY, WebhookEventsService } from 'src/webhooks/webhook-events.service';
+import type { WebhookEventResponseDto } from 'src/webhooks/event-log/webhook-events.dto';
+import { MAX_BULK_REDELIVERY, WebhookEventsService } from 'src/webhooks/event-log/webhook-events.service';
 
 type Options = Record<string, string>;
 

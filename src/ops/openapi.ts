@@ -19,8 +19,8 @@ import {
 } from 'src/ops/openapi-errors';
 import { inlineNullableReferences } from 'src/ops/openapi-references';
 import { PERMISSION_EXTENSION, ROLES_EXTENSION } from 'src/auth/permissions';
-import { REDELIVERIES_LIMIT, redeliveriesRefused } from 'src/webhooks/redelivery-limit';
-import { TEST_EVENTS_LIMIT, testEventsRefused } from 'src/webhooks/test-event-limit';
+import { REDELIVERIES_LIMIT, redeliveriesRefused } from 'src/webhooks/event-log/redelivery-limit';
+import { TEST_EVENTS_LIMIT, testEventsRefused } from 'src/webhooks/event-log/test-event-limit';
 
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
 

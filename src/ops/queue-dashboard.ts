@@ -20,9 +20,9 @@ import { OidcLogin } from 'src/operators/oidc-login';
 import type { OidcVerifier } from 'src/operators/oidc-verifier';
 import { OIDC_VERIFIER } from 'src/operators/operators.module';
 import { isCrossSiteWrite } from 'src/ops/dashboard-origin';
-import { DeliveryBoardAdapter } from 'src/webhooks/delivery-board.adapter';
-import { DeliveryOperator } from 'src/webhooks/delivery-operator.service';
-import { DELIVERY_PRODUCER } from 'src/webhooks/webhook-queue.constants';
+import { DeliveryBoardAdapter } from 'src/webhooks/dashboard/delivery-board.adapter';
+import { DashboardDeliveries } from 'src/webhooks/dashboard/dashboard-deliveries.service';
+import { DELIVERY_PRODUCER } from 'src/webhooks/queue/webhook-queue.constants';
 
 type BoardOptions = Parameters<typeof createBullBoard>[0];
 
@@ -161,7 +161,7 @@ function dashboardLogin(app: INestApplication, config: AppConfig, queue: Queue):
 /**
  * Mounts the Bull dashboard, the operators' console for deliveries. It reads through the producer
  * queue, whose Redis client fails fast, and its Retry and Promote buttons act through
- * DeliveryOperator (see DeliveryBoardAdapter).
+ * DashboardDeliveries (see DeliveryBoardAdapter).
  */
 export function mountQueueDashboard(app: INestApplication): void {
   const config = app.get<AppConfig>(APP_CONFIG);
@@ -171,7 +171,7 @@ export function mountQueueDashboard(app: INestApplication): void {
   serverAdapter.setBasePath(DASHBOARD_PATH);
   // @bull-board/express pins its own patch release of @bull-board/api; the adapter contract is the same.
   createBullBoard({
-    queues: [new DeliveryBoardAdapter(queue, app.get(DeliveryOperator))],
+    queues: [new DeliveryBoardAdapter(queue, app.get(DashboardDeliveries))],
     serverAdapter: serverAdapter as unknown as BoardOptions['serverAdapter'],
     options: { uiConfig: { boardTitle: 'KYC deliveries' } },
   });

@@ -3,7 +3,7 @@ import { AuditModule } from 'src/audit/audit.module';
 import { RetentionWorker } from 'src/retention/retention-worker.service';
 import { RetentionService } from 'src/retention/retention.service';
 import { VerificationRedactionModule } from 'src/verifications/verification-redaction.module';
-import { WebhookRepositoriesModule } from 'src/webhooks/webhook-repositories.module';
+import { WebhookRepositoriesModule } from 'src/webhooks/tables/webhook-repositories.module';
 
 /**
  * The retention policy's passes, over the owners' repositories (verifications through their

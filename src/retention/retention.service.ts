@@ -7,8 +7,8 @@ import { activeHoldSql } from 'src/verifications/legal-hold.repository';
 import { retentionSkipped } from 'src/verifications/redaction-metrics';
 import { VerificationRedactor } from 'src/verifications/verification-redactor.service';
 import { VerificationRepository } from 'src/verifications/verification.repository';
-import { WebhookEventRepository } from 'src/webhooks/webhook-event.repository';
-import { webhookEventsDeleted } from 'src/webhooks/webhook-metrics';
+import { WebhookEventRepository } from 'src/webhooks/tables/webhook-event.repository';
+import { webhookEventsDeleted } from 'src/webhooks/queue/webhook-metrics';
 
 /** Verifications redacted per transaction: each batch holds its row locks for a fraction of a second. */
 export const REDACT_BATCH = 200;

@@ -13,7 +13,7 @@ import {
   VerificationDetailResponseDto,
   VerificationListResponseDto,
 } from 'src/verifications/verification-response.dto';
-import { VerificationSearchService } from 'src/verifications/verification-search.service';
+import { VerificationListService } from 'src/verifications/verification-list.service';
 import { VerificationsService } from 'src/verifications/verifications.service';
 
 @ApiTags('public')
@@ -22,13 +22,13 @@ import { VerificationsService } from 'src/verifications/verifications.service';
 @Controller('api/v1/public/kyc/verifications')
 export class PublicVerificationsController {
   constructor(
-    private readonly search: VerificationSearchService,
+    private readonly search: VerificationListService,
     private readonly verifications: VerificationsService,
     private readonly redactor: VerificationRedactor,
   ) {}
 
   /**
-   * Answers the body as JSON text joined from the rows' stored texts (VerificationSearchService.list). Express would
+   * Answers the body as JSON text joined from the rows' stored texts (VerificationListService.list). Express would
    * send a string as text/html, so the type is set here, before the handler runs.
    */
   @Get()

@@ -1,5 +1,5 @@
 import { Verification } from 'src/verifications/verification.entity';
-import type { ErasedVerificationFields } from 'src/webhooks/event-redaction';
+import type { ErasedVerificationFields } from 'src/webhooks/tables/event-redaction';
 
 /** What `external_user_id` becomes: the contract's marker, the same for every redacted verification. */
 export const REDACTED_EXTERNAL_USER_ID = '[redacted]';

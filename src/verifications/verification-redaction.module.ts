@@ -4,8 +4,8 @@ import { AuditModule } from 'src/audit/audit.module';
 import { LegalHoldsService } from 'src/verifications/legal-holds.service';
 import { VerificationRedactor } from 'src/verifications/verification-redactor.service';
 import { VerificationRepositoriesModule } from 'src/verifications/verification-repositories.module';
-import { WebhookQueueModule } from 'src/webhooks/webhook-queue.module';
-import { WebhookRepositoriesModule } from 'src/webhooks/webhook-repositories.module';
+import { WebhookQueueModule } from 'src/webhooks/queue/webhook-queue.module';
+import { WebhookRepositoriesModule } from 'src/webhooks/tables/webhook-repositories.module';
 
 /**
  * Erasing personal data and the legal holds that stop it: the redactor (the client's redact route, the ops CLI, the retention pass in

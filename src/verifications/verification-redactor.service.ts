@@ -14,11 +14,15 @@ import type { Verification } from 'src/verifications/verification.entity';
 import { VerificationRepository, eraseVerificationsSql } from 'src/verifications/verification.repository';
 import type { VerificationDetailResponseDto } from 'src/verifications/verification-response.dto';
 import { toVerificationDetail, toVerificationResponse } from 'src/verifications/verification.mapper';
-import type { DeliveryJobSource } from 'src/webhooks/delivery-job';
-import { redactEventBody, redactEventsCte } from 'src/webhooks/event-redaction';
-import { type RedactionReason, buildOutboxEvent, outboxJobSource } from 'src/webhooks/outbox-event';
-import { WebhookDispatcher } from 'src/webhooks/webhook-dispatcher.service';
-import { WebhookEventRepository, eventCommitted, insertOutboxEvents } from 'src/webhooks/webhook-event.repository';
+import type { DeliveryJobSource } from 'src/webhooks/tables/event-rows';
+import { redactEventBody, redactEventsCte } from 'src/webhooks/tables/event-redaction';
+import { type RedactionReason, buildOutboxEvent, outboxJobSource } from 'src/webhooks/outbox/outbox-event';
+import { DeliveryQueue } from 'src/webhooks/queue/delivery-queue.service';
+import {
+  WebhookEventRepository,
+  eventCommitted,
+  insertOutboxEvents,
+} from 'src/webhooks/tables/webhook-event.repository';
 
 type WithUrl = { webhookUrl: string | null };
 type LockedVerification = Verification & WithUrl;
@@ -42,7 +46,7 @@ export class VerificationRedactor {
 
   constructor(
     private readonly settler: CommitSettler,
-    private readonly dispatcher: WebhookDispatcher,
+    private readonly deliveryQueue: DeliveryQueue,
     private readonly verifications: VerificationRepository,
     private readonly history: VerificationStatusHistoryRepository,
     private readonly events: WebhookEventRepository,
@@ -76,7 +80,7 @@ export class VerificationRedactor {
       await this.trail.recordAlone({ action: 'verification.redacted', outcome: 'denied', target, accountId: owner });
       throw ApiError.legalHold(until);
     }
-    this.dispatcher.dispatchNew(done.jobs);
+    this.deliveryQueue.dispatchNew(done.jobs);
     return done.detail;
   }
 
@@ -92,7 +96,7 @@ export class VerificationRedactor {
       await this.recordErased(manager, redacted, SYSTEM);
       return { count: redacted.length, jobs };
     });
-    this.dispatcher.dispatchNew(jobs);
+    this.deliveryQueue.dispatchNew(jobs);
     return count;
   }
 

@@ -9,8 +9,8 @@ import {
   verificationByIdSql,
 } from 'src/verifications/verification.repository';
 import type { Verification } from 'src/verifications/verification.entity';
-import { eventCommitted, insertOutboxEventFrom, outboxEventValues } from 'src/webhooks/webhook-event.repository';
-import type { WebhookEvent } from 'src/webhooks/webhook-event.entity';
+import { eventCommitted, insertOutboxEventFrom, outboxEventValues } from 'src/webhooks/tables/webhook-event.repository';
+import type { WebhookEvent } from 'src/webhooks/tables/webhook-event.entity';
 
 /** A verification as a status change reads it: the row, with its account's webhook URL for the event. */
 export type TransitionSource = Verification & { webhookUrl: string | null };

@@ -9,7 +9,7 @@ import { InternalVerificationsController } from 'src/verifications/internal-veri
 import { PublicVerificationsController } from 'src/verifications/public-verifications.controller';
 import { VerificationStatusHistory } from 'src/verifications/verification-status-history.entity';
 import { Verification } from 'src/verifications/verification.entity';
-import { VerificationSearchService } from 'src/verifications/verification-search.service';
+import { VerificationListService } from 'src/verifications/verification-list.service';
 import { VerificationsService } from 'src/verifications/verifications.service';
 import { WebhooksModule } from 'src/webhooks/webhooks.module';
 
@@ -23,6 +23,6 @@ import { WebhooksModule } from 'src/webhooks/webhooks.module';
     VerificationRedactionModule,
   ],
   controllers: [PublicVerificationsController, InternalVerificationsController],
-  providers: [VerificationsService, VerificationSearchService, cursorCodecProvider],
+  providers: [VerificationsService, VerificationListService, cursorCodecProvider],
 })
 export class VerificationsModule {}

@@ -15,8 +15,8 @@ import { mergeApplicant } from 'src/verifications/verification-transition';
 import { lockedTransitionStatements, pooledTransitionStatements } from 'src/verifications/verification-transition-sql';
 import { transitionWithRetries } from 'src/verifications/verification-transition-tries';
 import type { CreateVerificationDto, TransitionVerificationDto } from 'src/verifications/verifications.dto';
-import { WebhookDispatcher } from 'src/webhooks/webhook-dispatcher.service';
-import { eventCommitted } from 'src/webhooks/webhook-event.repository';
+import { DeliveryQueue } from 'src/webhooks/queue/delivery-queue.service';
+import { eventCommitted } from 'src/webhooks/tables/webhook-event.repository';
 
 @Injectable()
 export class VerificationsService {
@@ -26,7 +26,7 @@ export class VerificationsService {
     private readonly verifications: VerificationRepository,
     private readonly history: VerificationStatusHistoryRepository,
     private readonly accounts: AccountsService,
-    @Inject(WebhookDispatcher) private readonly dispatcher: WebhookDispatcher,
+    @Inject(DeliveryQueue) private readonly deliveryQueue: DeliveryQueue,
   ) {}
 
   async create(dto: CreateVerificationDto): Promise<VerificationResponseDto> {
@@ -73,7 +73,7 @@ export class VerificationsService {
           (done) => (done ? eventCommitted(done.event.id) : null),
         ),
     });
-    this.dispatcher.dispatchNew([event]);
+    this.deliveryQueue.dispatchNew([event]);
     return toVerificationResponse(verification);
   }
 

@@ -5,24 +5,24 @@ import { AccountsModule } from 'src/accounts/accounts.module';
 import { DatabaseModule } from 'src/database/database.module';
 import { cursorCodecProvider } from 'src/common/cursor.provider';
 import { RateLimitModule } from 'src/auth/rate-limit/rate-limit.module';
-import { DeliveryOperator } from 'src/webhooks/delivery-operator.service';
-import { EndpointStatesModule } from 'src/webhooks/endpoint-states.module';
-import { WebhookEndpointController } from 'src/webhooks/webhook-endpoint.controller';
-import { WebhookEndpointService } from 'src/webhooks/webhook-endpoint.service';
-import { RedeliveryLimit } from 'src/webhooks/redelivery-limit';
-import { TestEventLimit } from 'src/webhooks/test-event-limit';
-import { WebhookAttempt } from 'src/webhooks/webhook-attempt.entity';
-import { WebhookEvent } from 'src/webhooks/webhook-event.entity';
-import { WebhookEventsController } from 'src/webhooks/webhook-events.controller';
-import { WebhookEventsService } from 'src/webhooks/webhook-events.service';
-import { WebhookEventNotifications } from 'src/webhooks/webhook-event-notifications';
-import { WebhookEventStreams } from 'src/webhooks/webhook-event-streams.service';
-import { WebhookOutboxService } from 'src/webhooks/webhook-outbox.service';
-import { WebhookQueueModule } from 'src/webhooks/webhook-queue.module';
-import { WebhookRepositoriesModule } from 'src/webhooks/webhook-repositories.module';
+import { DashboardDeliveries } from 'src/webhooks/dashboard/dashboard-deliveries.service';
+import { EndpointLifecycleModule } from 'src/webhooks/endpoint/endpoint-lifecycle.module';
+import { WebhookEndpointController } from 'src/webhooks/endpoint/webhook-endpoint.controller';
+import { WebhookEndpointService } from 'src/webhooks/endpoint/webhook-endpoint.service';
+import { RedeliveryLimit } from 'src/webhooks/event-log/redelivery-limit';
+import { TestEventLimit } from 'src/webhooks/event-log/test-event-limit';
+import { WebhookAttempt } from 'src/webhooks/tables/webhook-attempt.entity';
+import { WebhookEvent } from 'src/webhooks/tables/webhook-event.entity';
+import { WebhookEventsController } from 'src/webhooks/event-log/webhook-events.controller';
+import { WebhookEventsService } from 'src/webhooks/event-log/webhook-events.service';
+import { WebhookEventNotifications } from 'src/webhooks/event-log/webhook-event-notifications';
+import { WebhookEventStreams } from 'src/webhooks/event-log/webhook-event-streams.service';
+import { WebhookOutboxService } from 'src/webhooks/outbox/webhook-outbox.service';
+import { WebhookQueueModule } from 'src/webhooks/queue/webhook-queue.module';
+import { WebhookRepositoriesModule } from 'src/webhooks/tables/webhook-repositories.module';
 
 /**
- * The webhooks feature as the API runs it: the outbox a status change writes into, the dispatcher
+ * The webhooks feature as the API runs it: the outbox a status change writes into, the delivery queue
  * that queues its events, the client's delivery log (list, detail, replay, test events), and the
  * operator's actions behind the queue dashboard's buttons.
  */
@@ -33,7 +33,7 @@ import { WebhookRepositoriesModule } from 'src/webhooks/webhook-repositories.mod
     DatabaseModule,
     WebhookQueueModule,
     WebhookRepositoriesModule,
-    EndpointStatesModule,
+    EndpointLifecycleModule,
     RateLimitModule,
     AuditModule,
   ],
@@ -43,12 +43,18 @@ import { WebhookRepositoriesModule } from 'src/webhooks/webhook-repositories.mod
     WebhookOutboxService,
     WebhookEventsService,
     WebhookEndpointService,
-    DeliveryOperator,
+    DashboardDeliveries,
     TestEventLimit,
     WebhookEventNotifications,
     WebhookEventStreams,
     RedeliveryLimit,
   ],
-  exports: [WebhookQueueModule, WebhookOutboxService, WebhookEventsService, WebhookEndpointService, DeliveryOperator],
+  exports: [
+    WebhookQueueModule,
+    WebhookOutboxService,
+    WebhookEventsService,
+    WebhookEndpointService,
+    DashboardDeliveries,
+  ],
 })
 export class WebhooksModule {}

@@ -1,0 +1,117 @@
+import type { RedisClient } from 'src/redis/redis-connection';
+import { MicroBatcher } from 'src/common/micro-batcher';
+
+// KEYS: the account zset of each request, in request order (an account may appear more than once),
+// then each one's "waiting" flag; ARGV: now, expiry, limit, then one member per request. Expired
+// members are slots of a worker that died mid-delivery; dropping them first lets its slots free
+// themselves. A refusal sets the account's flag (until the expiry), which tells the releases that
+// an event is waiting its turn. Returns 1 (acquired) or 0 per request. One script call serves every
+// delivery that reached this step in the same turn.
+const ACQUIRE = `
+local now, expiry, limit = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
+local n = #KEYS / 2
+local swept = {}
+local acquired = {}
+for i = 1, n do
+  local key = KEYS[i]
+  if not swept[key] then
+    redis.call('ZREMRANGEBYSCORE', key, '-inf', now)
+    swept[key] = true
+  end
+  if redis.call('ZCARD', key) < limit then
+    redis.call('ZADD', key, expiry, ARGV[3 + i])
+    redis.call('PEXPIRE', key, math.max(1, expiry - now))
+    acquired[i] = 1
+  else
+    redis.call('SET', KEYS[n + i], '1', 'PX', math.max(1, expiry - now))
+    acquired[i] = 0
+  end
+end
+return acquired`;
+
+// KEYS: the account zsets, then their "waiting" flags; ARGV: the member to remove from each, in the
+// same order. Returns 1 per account whose flag is set (an event of it waits its turn), else 0.
+const RELEASE = `
+local n = #KEYS / 2
+local waiting = {}
+for i = 1, n do
+  redis.call('ZREM', KEYS[i], ARGV[i])
+  waiting[i] = redis.call('EXISTS', KEYS[n + i])
+end
+return waiting`;
+
+type SlotsRedis = RedisClient & {
+  acquireWebhookSlots(...args: (string | number)[]): Promise<number[]>;
+  releaseWebhookSlots(...args: (string | number)[]): Promise<number[]>;
+};
+
+interface Slot {
+  accountId: string;
+  member: string;
+}
+
+/**
+ * At most `limit` deliveries of one account in flight across every worker process: a sorted set
+ * per account whose members expire, so a killed worker never holds a slot for good. Acquires and
+ * releases made in the same turn of the event loop travel together, one script call each.
+ */
+export class AccountConcurrency {
+  private readonly redis: SlotsRedis;
+  private readonly acquiring = new MicroBatcher<Slot, boolean>((slots) => this.acquireMany(slots));
+  private readonly releasing = new MicroBatcher<Slot, boolean>((slots) => this.releaseMany(slots));
+
+  constructor(
+    redis: RedisClient,
+    private readonly prefix: string,
+    private readonly limit: number,
+    private readonly holdMs: number,
+  ) {
+    // Sent by SHA (EVALSHA) once Redis knows the script, not as its full text every time.
+    if (!('acquireWebhookSlots' in redis)) redis.defineCommand('acquireWebhookSlots', { lua: ACQUIRE });
+    if (!('releaseWebhookSlots' in redis)) redis.defineCommand('releaseWebhookSlots', { lua: RELEASE });
+    this.redis = redis as SlotsRedis;
+  }
+
+  // Built on the queue prefix, whose hash tag puts every account's key in one cluster slot, as a
+  // script over several accounts requires.
+  private key(accountId: string): string {
+    return `${this.prefix}:webhook-slots:${accountId}`;
+  }
+
+  acquire(accountId: string, member: string): Promise<boolean> {
+    return this.acquiring.submit({ accountId, member });
+  }
+
+  /** Frees the slot; true when an event of the account waits its turn (a delivery of it was refused a slot lately). */
+  release(accountId: string, member: string): Promise<boolean> {
+    return this.releasing.submit({ accountId, member });
+  }
+
+  private waitingKey(accountId: string): string {
+    return `${this.key(accountId)}:waiting`;
+  }
+
+  private keysOf(slots: Slot[]): string[] {
+    return [...slots.map((slot) => this.key(slot.accountId)), ...slots.map((slot) => this.waitingKey(slot.accountId))];
+  }
+
+  private async acquireMany(slots: Slot[]): Promise<boolean[]> {
+    const now = Date.now();
+    const keys = this.keysOf(slots);
+    const result = await this.redis.acquireWebhookSlots(
+      keys.length,
+      ...keys,
+      now,
+      now + this.holdMs,
+      this.limit,
+      ...slots.map((slot) => slot.member),
+    );
+    return result.map((acquired) => acquired === 1);
+  }
+
+  private async releaseMany(slots: Slot[]): Promise<boolean[]> {
+    const keys = this.keysOf(slots);
+    const waiting = await this.redis.releaseWebhookSlots(keys.length, ...keys, ...slots.map((slot) => slot.member));
+    return waiting.map((flag) => flag === 1);
+  }
+}

@@ -1,0 +1,218 @@
+import type { LoggerService } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import { SecretKeyError } from 'src/accounts/secret-crypto';
+import type { AppConfig } from 'src/config/app-config';
+import { decideOutcome } from 'src/webhooks/delivery/delivery-policy';
+import { AttemptWriter } from 'src/webhooks/delivery/attempt-writer';
+import {
+  HELD,
+  NO_URL_REASON,
+  WAITING,
+  attemptLogLine,
+  attemptResultText,
+  failureReason,
+  retryReason,
+} from 'src/webhooks/queue/delivery-job';
+import {
+  SIGNING_KEY_ERROR,
+  SIGNING_KEY_FAILURE,
+  attemptRecord,
+  outcomeLabel,
+} from 'src/webhooks/delivery/delivery-attempt';
+import { DeliveryGaveUp, DeliveryRetry } from 'src/webhooks/queue/delivery-retry';
+import type {
+  DeliveryJobHandle,
+  DeliverySlots,
+  DeliveryStorePort,
+  EndpointPort,
+  PreviousCycles,
+  WebhookPoster,
+} from 'src/webhooks/delivery/delivery-ports';
+import type { DueEvent } from 'src/webhooks/delivery/delivery-store';
+import type { DeliveryResult } from 'src/webhooks/delivery/webhook-http.client';
+import { webhookDeliveries, webhookDeliveryLatency, webhookEventsFailed } from 'src/webhooks/queue/webhook-metrics';
+import { webhookHeaders } from 'src/webhooks/outbox/webhook-signer';
+
+export type DeliveryOutcome = 'skipped' | 'delivered' | typeof HELD | typeof WAITING;
+
+/** A job picked up this much before its event is due waits instead (an early duplicate). */
+const EARLY_TOLERANCE_MS = 1_000;
+
+/** A job whose event's endpoint was enabled between its load and its hold loads it again this soon. */
+const REREAD_MS = 100;
+
+/**
+ * Delivers one event per job: load → (due? slot?) → POST → decide → record. The event row decides,
+ * and the job's end mirrors it, so that the queue dashboard tells the truth: a delivered cycle
+ * completes, a cycle still retrying throws DeliveryRetry (Bull delays the job by the delay it
+ * carries, the last error as its reason), and a dead one — schedule used up, or no webhook URL —
+ * throws DeliveryGaveUp, which fails the job for good. Every attempt is written to the database
+ * before the job ends, and appends a line to the job's log. A job of an older delivery cycle, or
+ * for an event that is gone, does nothing.
+ *
+ * A plain class, wired by WebhookWorkerModule: its spec runs it over fakes of its seams.
+ */
+export class WebhookDeliveryProcessor {
+  private readonly maxAttempts: number;
+  private readonly writer: AttemptWriter;
+
+  constructor(
+    private readonly config: Pick<AppConfig, 'webhookRetryScheduleMs' | 'webhookDisableAfterMs'>,
+    private readonly store: DeliveryStorePort,
+    private readonly http: WebhookPoster,
+    private readonly slots: DeliverySlots,
+    private readonly previousCycles: PreviousCycles,
+    private readonly endpoints: EndpointPort,
+    private readonly logger: Pick<LoggerService, 'warn'>,
+  ) {
+    this.maxAttempts = config.webhookRetryScheduleMs.length + 1;
+    this.writer = new AttemptWriter(config, store, endpoints, logger);
+  }
+
+  async process(job: DeliveryJobHandle): Promise<DeliveryOutcome> {
+    const { eventId, cycle } = job.data;
+    const event = await this.store.load(eventId);
+    if (!event || event.cycle !== cycle) return 'skipped';
+    // A job run again after its cycle ended (a worker died before Bull heard the end) ends as the row did.
+    if (event.deliveryStatus === 'delivered') return 'delivered';
+    if (event.deliveryStatus === 'failed') {
+      // Failed with no attempt: the account had no webhook_url when the event was created, and this
+      // is its cycle's job. (A job run again after a worker died mid-job may count it twice.)
+      if (event.cycleAttempts === 0) webhookEventsFailed.inc({ reason: 'no_webhook_url' });
+      throw new DeliveryGaveUp(failureReason(event));
+    }
+    // Held, or released and waiting its turn: the release queues a job of its own when it is due.
+    if (event.deliveryStatus === 'held' || event.nextAttemptAt === null) return 'skipped';
+    if (event.disabledAt !== null) return this.hold(event, job);
+    const early = (event.nextAttemptAt?.getTime() ?? 0) - Date.now();
+    if (early > EARLY_TOLERANCE_MS) throw new DeliveryRetry(early, 'not due yet');
+    if (event.cycle > 1 && event.cycleAttempts === 0) await this.retirePreviousCycle(event);
+    const slot = `${job.id}:${randomUUID()}`;
+    if (!(await this.slots.acquire(event.accountId, slot))) return this.park(event, job);
+    try {
+      return await this.attempt(event, job);
+    } finally {
+      const waiting = await this.slots.release(event.accountId, slot).catch((error: unknown) => {
+        this.logger.warn(`could not release a delivery slot: ${(error as Error).message}`);
+        return false;
+      });
+      if (event.waiting || waiting) await this.advance(event.accountId);
+    }
+  }
+
+  /**
+   * The account has the most deliveries in flight: the event waits its turn in the database (no due
+   * time), oldest first, instead of its job going round the shared queue ahead of other accounts'
+   * jobs; each of the account's attempts lets the next through (`advance`), and so does the
+   * worker once this job has completed (`afterWaiting`), in case the account's last attempt ended
+   * meanwhile.
+   */
+  private async park(event: DueEvent, job: DeliveryJobHandle): Promise<DeliveryOutcome> {
+    if (!(await this.store.park(event))) return 'skipped';
+    await this.log(job, `${WAITING}: the account has the most deliveries in flight`);
+    return WAITING;
+  }
+
+  /** After a job completed as WAITING: the account's next events through, if there is room. */
+  async afterWaiting(accountId: string): Promise<void> {
+    await this.advance(accountId);
+  }
+
+  /** The endpoint is disabled: nothing is sent, the event waits for it (unless it was enabled meanwhile). */
+  private async hold(event: DueEvent, job: DeliveryJobHandle): Promise<DeliveryOutcome> {
+    if (!(await this.store.hold(event))) throw new DeliveryRetry(REREAD_MS, 'endpoint enabled meanwhile');
+    await this.log(job, 'endpoint disabled: event held until it is enabled, nothing sent');
+    return HELD;
+  }
+
+  private async advance(accountId: string): Promise<void> {
+    await this.endpoints
+      .advance(accountId)
+      .catch((error: unknown) =>
+        this.logger.warn(
+          `could not let the next released events of account ${accountId} through: ${(error as Error).message}`,
+        ),
+      );
+  }
+
+  private async attempt(event: DueEvent, job: DeliveryJobHandle): Promise<DeliveryOutcome> {
+    if (!event.webhookUrl) {
+      await this.store.failWithoutUrl(event);
+      webhookDeliveries.inc({ outcome: 'no_webhook_url' });
+      webhookEventsFailed.inc({ reason: 'no_webhook_url' });
+      await this.log(job, NO_URL_REASON);
+      throw new DeliveryGaveUp(NO_URL_REASON);
+    }
+    const at = new Date();
+    const secrets = this.signingSecrets(event);
+    const result = Array.isArray(secrets)
+      ? await this.http.post(event.webhookUrl, webhookHeaders(event.id, at, event.body, secrets), event.body)
+      : secrets;
+    webhookDeliveries.inc({ outcome: outcomeLabel(result) });
+
+    const number = event.cycleAttempts + 1;
+    const outcome = decideOutcome({
+      result,
+      cycleAttempts: number,
+      schedule: this.config.webhookRetryScheduleMs,
+      now: new Date(),
+    });
+    const record = attemptRecord(event, at, result, outcome);
+    const [recorded] = await Promise.all([
+      this.writer.write(record, outcome, event.accountId),
+      this.log(job, attemptLogLine(number, this.maxAttempts, result, outcome)),
+    ]);
+    if (recorded === 'moved')
+      throw new DeliveryRetry(0, `${attemptResultText(result)} from a url the account has left`);
+    if (outcome.kind === 'held') return HELD;
+    if (!recorded) return 'skipped';
+    // A secret the service cannot decrypt is its own fault, not the endpoint's: it never disables one.
+    if (outcome.kind === 'failed' && result.error !== SIGNING_KEY_ERROR)
+      await this.writer.disableIfFailingTooLong(event.accountId);
+    if (outcome.kind === 'delivered' && event.cycle === 1) {
+      webhookDeliveryLatency.observe((Date.now() - event.createdAt.getTime()) / 1000);
+    }
+    const error = attemptResultText(result);
+    if (outcome.kind === 'retry') {
+      throw new DeliveryRetry(outcome.delayMs, retryReason(number, this.maxAttempts, error, outcome.delayMs));
+    }
+    if (outcome.kind === 'failed') {
+      webhookEventsFailed.inc({ reason: 'schedule_exhausted' });
+      throw new DeliveryGaveUp(failureReason({ cycleAttempts: number, lastError: error }));
+    }
+    return 'delivered';
+  }
+
+  /**
+   * The event's signing secrets; when SECRET_ENCRYPTION_KEY cannot open one, the attempt's failed
+   * result instead (nothing is sent): recorded and retried on the schedule like any failure, so it
+   * ends as a failed delivery, never an endless retry, and goes through once the key is fixed.
+   */
+  private signingSecrets(event: DueEvent): string[] | DeliveryResult {
+    try {
+      return this.store.signingSecrets(event);
+    } catch (error) {
+      if (!(error instanceof SecretKeyError)) throw error;
+      this.logger.warn(
+        `event ${event.id} of account ${event.accountId} not sent: its signing secret: ${error.message}`,
+      );
+      return SIGNING_KEY_FAILURE;
+    }
+  }
+
+  /** The job log is the dashboard's view of the attempts; the database keeps the record, so a lost line is only logged. */
+  private async log(job: DeliveryJobHandle, line: string): Promise<void> {
+    await job.log(line).then(
+      () => undefined,
+      (error: unknown) => this.logger.warn(`could not add to the log of job ${job.id}: ${(error as Error).message}`),
+    );
+  }
+
+  private async retirePreviousCycle(event: DueEvent): Promise<void> {
+    await this.previousCycles
+      .retirePreviousCycle(event.id, event.cycle)
+      .catch((error: unknown) =>
+        this.logger.warn(`could not retire the previous job of event ${event.id}: ${(error as Error).message}`),
+      );
+  }
+}

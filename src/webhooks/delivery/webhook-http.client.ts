@@ -1,0 +1,201 @@
+import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'node:dns';
+import http from 'node:http';
+import https from 'node:https';
+import type { LookupFunction, Socket } from 'node:net';
+import { performance } from 'node:perf_hooks';
+import {
+  BLOCKED_ERROR,
+  type DeliveryPhase,
+  TIMED_OUT,
+  describeDeliveryError,
+  describeStatus,
+} from 'src/webhooks/delivery/delivery-error';
+import { isIpLiteral, isPublicUnicast } from 'src/webhooks/delivery/ip-policy';
+
+export const RESPONSE_BODY_LIMIT = 1024;
+/** Read at most this much of a response before giving up on the connection. */
+const RESPONSE_DRAIN_LIMIT = 64 * 1024;
+/** The status line settles the attempt; its body, only an excerpt for the log, gets at most this long after it. */
+export const RESPONSE_BODY_TIMEOUT_MS = 1_000;
+
+export interface DeliveryResult {
+  /** null on a network error or time-out. */
+  responseStatus: number | null;
+  /** null on success. */
+  error: string | null;
+  responseBody: string | null;
+  durationMs: number;
+  retryAfter: string | undefined;
+}
+
+export interface PostOptions {
+  timeoutMs: number;
+  allowPrivate: boolean;
+}
+
+class BlockedAddressError extends Error {
+  readonly code = 'EBLOCKED';
+  constructor() {
+    super(BLOCKED_ERROR);
+  }
+}
+
+type Resolver = (
+  hostname: string,
+  options: LookupOptions & { all: true },
+  callback: (err: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void,
+) => void;
+
+/**
+ * A DNS lookup for the socket itself, so the address checked is the address connected to (no
+ * rebinding window). Any non-public answer refuses the whole host.
+ */
+export function guardedLookup(resolve: Resolver = dnsLookup as Resolver): LookupFunction {
+  return (hostname, options, callback) => {
+    resolve(hostname, { ...options, all: true }, (err, addresses) => {
+      if (err) return callback(err, '', 0);
+      if (addresses.length === 0 || addresses.some((entry) => !isPublicUnicast(entry.address))) {
+        return callback(new BlockedAddressError(), '', 0);
+      }
+      if (options.all) return callback(null, addresses);
+      return callback(null, addresses[0].address, addresses[0].family);
+    });
+  };
+}
+
+/**
+ * POSTs one webhook: no redirects, a hard time-out over connect, TLS and the status line, then a
+ * short, capped read of the response body that never changes the outcome.
+ */
+export class WebhookHttpClient {
+  private readonly httpAgent = new http.Agent({ keepAlive: true, maxFreeSockets: 256, scheduling: 'lifo' });
+  private readonly httpsAgent = new https.Agent({ keepAlive: true, maxFreeSockets: 256, scheduling: 'lifo' });
+  private readonly lookup = guardedLookup();
+
+  constructor(private readonly options: PostOptions) {}
+
+  post(target: string, headers: Record<string, string>, body: string): Promise<DeliveryResult> {
+    const started = performance.now();
+    const elapsed = () => Math.round(performance.now() - started);
+    const failure = (error: string): DeliveryResult => ({
+      responseStatus: null,
+      error,
+      responseBody: null,
+      durationMs: elapsed(),
+      retryAfter: undefined,
+    });
+    const resolved = resolveTarget(target, this.options.allowPrivate);
+    if ('error' in resolved) return Promise.resolve(failure(resolved.error));
+    const secure = resolved.url.protocol === 'https:';
+    const controller = new AbortController();
+    let phase: DeliveryPhase = 'connect';
+    return new Promise<DeliveryResult>((resolve) => {
+      let settled = false;
+      let responded = false;
+      let bodyTimer: NodeJS.Timeout | undefined;
+      const finish = (result: DeliveryResult) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        clearTimeout(bodyTimer);
+        resolve(result);
+      };
+      const timer = setTimeout(() => {
+        finish(failure(describeDeliveryError(TIMED_OUT, phase)));
+        controller.abort();
+      }, this.options.timeoutMs);
+      const request = this.buildRequest(resolved.url, headers, body, controller.signal);
+      request.on('socket', (socket) => trackPhase(socket, secure, (next) => (phase = next)));
+      // Once the status line is in, the outcome is decided: a reset in the body does not undo it.
+      request.on('error', (error) => {
+        if (!responded) finish(failure(describeDeliveryError(error, phase)));
+      });
+      request.on('response', (response) => {
+        responded = true;
+        clearTimeout(timer);
+        const left = this.options.timeoutMs - (performance.now() - started);
+        bodyTimer = setTimeout(() => response.destroy(), Math.max(0, Math.min(RESPONSE_BODY_TIMEOUT_MS, left)));
+        readCappedBody(response, (responseBody) => finish(responseResult(response, responseBody, elapsed())));
+      });
+      request.end(body);
+    });
+  }
+
+  close(): void {
+    this.httpAgent.destroy();
+    this.httpsAgent.destroy();
+  }
+
+  private buildRequest(
+    url: URL,
+    headers: Record<string, string>,
+    body: string,
+    signal: AbortSignal,
+  ): http.ClientRequest {
+    const secure = url.protocol === 'https:';
+    return (secure ? https : http).request(url, {
+      method: 'POST',
+      agent: secure ? this.httpsAgent : this.httpAgent,
+      headers: { ...headers, 'content-length': String(Buffer.byteLength(body)), 'user-agent': 'kyc-webhooks/1' },
+      signal,
+      ...(this.options.allowPrivate ? {} : { lookup: this.lookup }),
+    });
+  }
+}
+
+/** The URL to POST to, or why there is none. */
+function resolveTarget(target: string, allowPrivate: boolean): { url: URL } | { error: string } {
+  let url: URL;
+  try {
+    url = new URL(target);
+  } catch {
+    return { error: 'invalid webhook_url' };
+  }
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  // Node never calls the lookup for an IP literal, so those are checked here.
+  if (!allowPrivate && isIpLiteral(host) && !isPublicUnicast(host)) return { error: BLOCKED_ERROR };
+  return { url };
+}
+
+/** Keeps the first RESPONSE_BODY_LIMIT bytes; past RESPONSE_DRAIN_LIMIT read, drops the connection. Calls onDone at end or close. */
+function readCappedBody(response: http.IncomingMessage, onDone: (body: string | null) => void): void {
+  const chunks: Buffer[] = [];
+  let kept = 0;
+  let read = 0;
+  response.on('data', (chunk: Buffer) => {
+    read += chunk.length;
+    if (kept < RESPONSE_BODY_LIMIT) {
+      const part = chunk.subarray(0, RESPONSE_BODY_LIMIT - kept);
+      chunks.push(part);
+      kept += part.length;
+    }
+    if (read > RESPONSE_DRAIN_LIMIT) response.destroy();
+  });
+  const done = () => onDone(chunks.length ? Buffer.concat(chunks).toString('utf8').replaceAll('\u0000', '') : null);
+  response.on('end', done);
+  response.on('close', done);
+  response.on('error', () => undefined);
+}
+
+function responseResult(
+  response: http.IncomingMessage,
+  responseBody: string | null,
+  durationMs: number,
+): DeliveryResult {
+  const status = response.statusCode ?? 0;
+  const header = response.headers['retry-after'];
+  return {
+    responseStatus: status,
+    error: describeStatus(status),
+    responseBody,
+    durationMs,
+    retryAfter: typeof header === 'string' ? header : undefined,
+  };
+}
+
+/** Follows a new connection through TCP connect and the TLS handshake; a reused one is already past both. */
+function trackPhase(socket: Socket, secure: boolean, enter: (phase: DeliveryPhase) => void): void {
+  if (!socket.connecting) return enter('response');
+  socket.once('connect', () => enter(secure ? 'tls' : 'response'));
+  if (secure) socket.once('secureConnect', () => enter('response'));
+}

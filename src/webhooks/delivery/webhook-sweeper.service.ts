@@ -1,0 +1,98 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { EndpointLifecycle } from 'src/webhooks/endpoint/endpoint-lifecycle.service';
+import { DeliveryQueue } from 'src/webhooks/queue/delivery-queue.service';
+import { WebhookEventRepository } from 'src/webhooks/tables/webhook-event.repository';
+
+/** An event is relayed once it is this late: well past the enqueue after commit or a Bull delay. */
+const OVERDUE_MS = 3_000;
+const BATCH = 500;
+const SWEEP_LOCK = 7_277_003;
+
+/** While relaying a backlog, the sweep waits for the queue to hold fewer waiting jobs than this, and
+ * for no longer than QUEUE_WAIT_MS (the next sweep goes on then, after its other duties). */
+const QUEUED_BOUND = 2 * BATCH;
+const QUEUE_POLL_MS = 100;
+const QUEUE_WAIT_MS = 5_000;
+
+/**
+ * The relay: finds pending events that are due but have no live job (Redis was down at commit, the
+ * process died between commit and enqueue, an operator removed or cleaned the job in the dashboard)
+ * and enqueues them again. Safe with many workers: one sweeps at a time (advisory lock), and job
+ * ids make re-adds no-ops. A pass that relays a full batch is followed by another as soon as the
+ * queue has room (fewer than QUEUED_BOUND jobs waiting), so a backlog (after a Redis outage) drains
+ * at the rate deliveries run, never flooding Redis with it; relayed events are due again from the
+ * relay's time, so the next pass takes the next ones.
+ */
+@Injectable()
+export class WebhookSweeper {
+  private readonly logger = new Logger(WebhookSweeper.name);
+
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly events: WebhookEventRepository,
+    private readonly deliveryQueue: DeliveryQueue,
+    private readonly endpoints: EndpointLifecycle,
+  ) {}
+
+  private stopped = false;
+
+  /** One sweep; returns how many events were (re)enqueued. */
+  async sweep(): Promise<number> {
+    await this.advanceReleases();
+    // An endpoint change whose release or hold was cut short (its process stopped) goes on here.
+    for (const accountId of await this.endpoints.unsettled(BATCH)) this.endpoints.settleInBackground(accountId);
+    let relayed = 0;
+    for (let pass = await this.relay(); ; pass = await this.relay()) {
+      relayed += pass;
+      if (pass < BATCH || !(await this.queueHasRoom())) return relayed;
+    }
+  }
+
+  /** The worker stops: a sweep relaying a backlog ends after its current pass. */
+  stop(): void {
+    this.stopped = true;
+  }
+
+  /** Waits until fewer than QUEUED_BOUND jobs are waiting; false if the worker stops or the wait runs out. */
+  private async queueHasRoom(): Promise<boolean> {
+    for (const until = Date.now() + QUEUE_WAIT_MS; !this.stopped && Date.now() < until;) {
+      if ((await this.deliveryQueue.waitingCount()) < QUEUED_BOUND) return true;
+      await new Promise((resolve) => setTimeout(resolve, QUEUE_POLL_MS));
+    }
+    return false;
+  }
+
+  /**
+   * Released events wait their turn until an attempt of their account lets the next through; if the
+   * worker that made it died before it did, this moves them on. Concurrent calls are harmless:
+   * each account's promotions are one at a time.
+   */
+  private async advanceReleases(): Promise<void> {
+    for (const accountId of await this.events.accountsWithWaiting(BATCH)) await this.endpoints.advance(accountId);
+  }
+
+  private async relay(): Promise<number> {
+    return this.dataSource.transaction(async (manager) => {
+      const [{ locked }] = (await manager.query('SELECT pg_try_advisory_xact_lock($1) AS locked', [SWEEP_LOCK])) as {
+        locked: boolean;
+      }[];
+      if (!locked) return 0;
+      const due = await this.events.overdue(manager, OVERDUE_MS / 1000, BATCH);
+      // The pass asks Redis about every event at once: one account's hundreds of queued jobs must
+      // not make another account's lost one wait for as many round trips.
+      const lost = await Promise.all(due.map((event) => this.deliveryQueue.jobIsGone(event)));
+      const missing = due.filter((_, i) => lost[i]);
+      if (missing.length > 0) {
+        await this.events.attemptNow(
+          missing.map((event) => ({ eventId: event.id, cycle: event.cycle })),
+          manager,
+        );
+        await this.deliveryQueue.enqueue(missing);
+        this.logger.log(`relayed ${missing.length} webhook event(s) to the delivery queue`);
+      }
+      return missing.length;
+    });
+  }
+}

@@ -1,0 +1,218 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { v7 as uuidv7 } from 'uuid';
+import { auditEntryCommitted } from 'src/audit/audit-event.repository';
+import { AuditTrail } from 'src/audit/audit-trail.service';
+import { ApiError } from 'src/common/api-error';
+import { CursorCodec } from 'src/common/cursor';
+import { CURSOR_CODEC } from 'src/common/cursor.provider';
+import type { AppConfig } from 'src/config/app-config';
+import { APP_CONFIG } from 'src/config/config.module';
+import { CommitSettler } from 'src/database/commit-settler';
+import { onReplica } from 'src/database/read-replica';
+import { keysetList, parseRanges } from 'src/common/keyset-list';
+import type { ListPage } from 'src/common/pagination';
+import type { DeliveryJobSource } from 'src/webhooks/tables/event-rows';
+import { RedeliveryLimit } from 'src/webhooks/event-log/redelivery-limit';
+import { TestEventStatus, testVerification } from 'src/webhooks/outbox/test-event';
+import { TestEventLimit } from 'src/webhooks/event-log/test-event-limit';
+import { WebhookAttemptRepository } from 'src/webhooks/tables/webhook-attempt.repository';
+import { DeliveryQueue } from 'src/webhooks/queue/delivery-queue.service';
+import { WebhookEndpointRepository } from 'src/webhooks/tables/webhook-endpoint.repository';
+import type { WebhookEvent } from 'src/webhooks/tables/webhook-event.entity';
+import {
+  NEWEST_FIRST,
+  WebhookEventRepository,
+  deliveryStatusFilter,
+  eventCommitted,
+  verificationFilter,
+  webhookEventPageSql,
+} from 'src/webhooks/tables/webhook-event.repository';
+import { toWebhookEventDetail, toWebhookEventResponse } from 'src/webhooks/event-log/webhook-event.mapper';
+import type {
+  BulkRedeliverDto,
+  ListWebhookEventsQueryDto,
+  RedeliveryResponseDto,
+  WebhookEventDetailResponseDto,
+  WebhookEventResponseDto,
+} from 'src/webhooks/event-log/webhook-events.dto';
+import { WebhookOutboxService } from 'src/webhooks/outbox/webhook-outbox.service';
+
+export const MAX_BULK_REDELIVERY = 10_000;
+
+/** The client's delivery log: list, detail, replay and test events, always scoped to the account. */
+@Injectable()
+export class WebhookEventsService {
+  /** How many of an account's replayed events may be due and not yet attempted at once. */
+  private readonly window: number;
+
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly events: WebhookEventRepository,
+    private readonly attempts: WebhookAttemptRepository,
+    @Inject(CURSOR_CODEC) private readonly cursors: CursorCodec,
+    private readonly outbox: WebhookOutboxService,
+    private readonly deliveryQueue: DeliveryQueue,
+    private readonly testEventLimit: TestEventLimit,
+    private readonly redeliveryLimit: RedeliveryLimit,
+    private readonly endpoints: WebhookEndpointRepository,
+    private readonly trail: AuditTrail,
+    private readonly settler: CommitSettler,
+    @Inject(APP_CONFIG) config: Pick<AppConfig, 'webhookMaxInFlightPerAccount'>,
+  ) {
+    this.window = config.webhookMaxInFlightPerAccount;
+  }
+
+  async list(accountId: string, query: ListWebhookEventsQueryDto): Promise<ListPage<WebhookEventResponseDto>> {
+    return keysetList<WebhookEvent, WebhookEventResponseDto>(
+      this.cursors,
+      {
+        route: 'webhook-events',
+        accountId,
+        limit: query.limit,
+        cursor: query.cursor,
+        filters: [
+          deliveryStatusFilter(query.delivery_status),
+          verificationFilter(query.verification_id?.toLowerCase()),
+        ],
+        ranges: [{ name: 'created', from: query.created_from, to: query.created_to }],
+        sort: NEWEST_FIRST,
+        select: webhookEventPageSql,
+        toJson: toWebhookEventResponse,
+      },
+      (sql, values) => this.events.readPage(sql, values),
+    );
+  }
+
+  async get(accountId: string, id: string): Promise<WebhookEventDetailResponseDto> {
+    return onReplica(this.dataSource, async (manager) => {
+      const event = await this.events.findForAccount(manager, accountId, id);
+      if (!event) throw ApiError.notFound('webhook event');
+      return toWebhookEventDetail(event, await this.attempts.ofEvent(manager, id));
+    });
+  }
+
+  async redeliver(accountId: string, id: string): Promise<WebhookEventResponseDto> {
+    const state = await this.endpoints.state(accountId);
+    if (state.disabledReason !== null) {
+      const event = await this.events.findForAccount(this.dataSource.manager, accountId, id);
+      if (!event) throw ApiError.notFound('webhook event');
+      throw ApiError.endpointDisabled(state.disabledReason);
+    }
+    const entryId = uuidv7();
+    const [event] = await this.redeliveryLimit.within<DeliveryJobSource & WebhookEvent>(accountId, (count) =>
+      this.settler.transaction(
+        async (manager) => {
+          const started = await this.events.startCycleForAccount(manager, accountId, id);
+          await count(started);
+          if (started.length > 0) {
+            await this.trail.record(manager, {
+              id: entryId,
+              action: 'webhook_event.redelivered',
+              target: { type: 'webhook_event', id },
+              accountId,
+              changes: ['delivery_status'],
+            });
+          }
+          return started;
+        },
+        // A lost commit answer is settled by the audit entry written with the new cycle.
+        (started) => (started.length > 0 ? auditEntryCommitted(entryId) : null),
+      ),
+    );
+    if (!event) throw ApiError.notFound('webhook event');
+    this.deliveryQueue.dispatch([event]);
+    return toWebhookEventResponse(event);
+  }
+
+  /**
+   * The queue dashboard's Retry: the same new cycle as the redeliver route, for any account's
+   * events (an operator's action). Returns the jobs of the new cycles, for the caller to queue and
+   * wait on (ids that match no event are left out), and the ids refused because their account's
+   * endpoint is disabled, with its reason.
+   */
+  async redeliverForOperator(ids: string[]): Promise<{ jobs: DeliveryJobSource[]; disabled: Map<string, string> }> {
+    const jobs = await this.events.startCyclesOf(this.dataSource.manager, ids);
+    const started = new Set(jobs.map((job) => job.id));
+    const disabled = await this.events.withDisabledEndpoint(ids.filter((id) => !started.has(id)));
+    return { jobs, disabled };
+  }
+
+  /** The dashboard's Promote: the pending event's next attempt is due now. */
+  async attemptNow(refs: { eventId: string; cycle: number }[]): Promise<void> {
+    await this.events.attemptNow(refs);
+  }
+
+  async redeliverMany(accountId: string, dto: BulkRedeliverDto): Promise<RedeliveryResponseDto> {
+    await this.assertEnabled(accountId);
+    const bounds = parseRanges([{ name: 'created', from: dto.created_from, to: dto.created_to }]);
+    const filters = [deliveryStatusFilter(dto.delivery_status)];
+    const entryId = uuidv7();
+    // The replayed events wait their turn, as released events do: the first ones, as many as the
+    // account's window lets through, commit due and are queued; each attempt lets the next through.
+    let jobs: DeliveryJobSource[] = [];
+    const updated = await this.redeliveryLimit.within<{ id: string }>(accountId, (count) =>
+      this.settler.transaction(
+        async (manager) => {
+          const started = await this.events.startWaitingCyclesMatching(
+            manager,
+            accountId,
+            filters,
+            bounds,
+            MAX_BULK_REDELIVERY,
+          );
+          await count(started);
+          // A call that matched nothing changed nothing, and is not recorded.
+          if (started.length > 0) {
+            const target = { type: 'account', id: accountId };
+            const entry = {
+              action: 'webhook_events.bulk_redelivered',
+              target,
+              accountId,
+              changes: ['delivery_status'],
+            };
+            await this.trail.record(manager, { id: entryId, ...entry });
+            jobs = await this.events.promoteWaiting(manager, accountId, this.window);
+          }
+          return started;
+        },
+        (started) => (started.length > 0 ? auditEntryCommitted(entryId) : null),
+      ),
+    );
+    this.deliveryQueue.dispatch(jobs);
+    return { object: 'redelivery', count: updated.length };
+  }
+
+  async sendTest(accountId: string, status: TestEventStatus): Promise<WebhookEventResponseDto> {
+    // Checked before anything is written: a refused test event leaves no row and queues nothing.
+    await this.assertEnabled(accountId);
+    await this.testEventLimit.take(accountId);
+    const at = new Date();
+    const made = testVerification(status, at);
+    const change = {
+      accountId,
+      verificationId: made.id,
+      previousStatus: made.previousStatus,
+      verification: made.verification,
+      test: true,
+    };
+    const { event, job } = await this.settler.transaction(
+      async (manager) => {
+        const recorded = await this.outbox.record(change, at, manager);
+        const target = { type: 'webhook_event', id: recorded.event.id };
+        await this.trail.record(manager, { action: 'webhook_event.test_sent', target, accountId, changes: [] });
+        return recorded;
+      },
+      (recorded) => eventCommitted(recorded.event.id),
+    );
+    this.deliveryQueue.dispatchNew([job]);
+    return toWebhookEventResponse(event);
+  }
+
+  /** A delivery the client asks for while its endpoint is disabled is refused (409 endpoint_disabled). */
+  private async assertEnabled(accountId: string): Promise<void> {
+    const state = await this.endpoints.state(accountId);
+    if (state.disabledReason !== null) throw ApiError.endpointDisabled(state.disabledReason);
+  }
+}

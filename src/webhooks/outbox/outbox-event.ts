@@ -1,0 +1,95 @@
+import { v7 as uuidv7 } from 'uuid';
+import type { DeliveryJobSource } from 'src/webhooks/tables/event-rows';
+import { WebhookEvent } from 'src/webhooks/tables/webhook-event.entity';
+
+export const STATUS_CHANGED = 'verification.status_changed';
+export const VERIFICATION_REDACTED = 'verification.redacted';
+export const NO_WEBHOOK_URL = 'no_webhook_url';
+
+export const REDACTION_REASONS = ['client_request', 'retention'] as const;
+export type RedactionReason = (typeof REDACTION_REASONS)[number];
+
+interface OutboxChangeBase {
+  accountId: string;
+  verificationId: string;
+  /** The verification as at this change, already in its contract JSON form. */
+  verification: { status?: unknown };
+}
+
+/** A status change: `verification.status_changed`. */
+export interface StatusChange extends OutboxChangeBase {
+  previousStatus: string | null;
+  /** Test events carry `"test": true` in their payload. */
+  test?: boolean;
+}
+
+/** An erasure of the verification's personal data: `verification.redacted`. */
+export interface Redaction extends OutboxChangeBase {
+  reason: RedactionReason;
+}
+
+export type OutboxChange = StatusChange | Redaction;
+
+function isRedaction(change: OutboxChange): change is Redaction {
+  return 'reason' in change;
+}
+
+/**
+ * The outbox event row for a change to an account whose webhook URL is `webhookUrl`, not yet
+ * written: every webhook event is built here, with its payload frozen, so a delivery never reads
+ * the verification again. Its row is written by the webhook-event repository's outbox inserts.
+ */
+export function buildOutboxEvent(change: OutboxChange, webhookUrl: string | null, at: Date = new Date()): WebhookEvent {
+  const id = uuidv7();
+  const type = isRedaction(change) ? VERIFICATION_REDACTED : STATUS_CHANGED;
+  const payload = isRedaction(change)
+    ? { id, type, timestamp: at.toISOString(), data: { reason: change.reason, verification: change.verification } }
+    : {
+        id,
+        type,
+        timestamp: at.toISOString(),
+        ...(change.test ? { test: true } : {}),
+        data: { previous_status: change.previousStatus, verification: change.verification },
+      };
+  const hasUrl = Boolean(webhookUrl);
+  return Object.assign(new WebhookEvent(), {
+    id,
+    accountId: change.accountId,
+    verificationId: change.verificationId,
+    type,
+    body: JSON.stringify(payload),
+    createdAt: at,
+    deliveryStatus: hasUrl ? 'pending' : 'failed',
+    attemptCount: 0,
+    cycle: 1,
+    cycleAttempts: 0,
+    lastAttemptAt: null,
+    lastResponseStatus: null,
+    lastError: hasUrl ? null : NO_WEBHOOK_URL,
+    nextAttemptAt: hasUrl ? at : null,
+    deliveredAt: null,
+    redactedAt: null,
+  } satisfies WebhookEvent);
+}
+
+/** What the queue needs of an event just built, taken from its change (the body is not parsed back). */
+export function outboxJobSource(
+  change: OutboxChange,
+  event: WebhookEvent,
+  webhookUrl: string | null,
+): DeliveryJobSource {
+  const { status } = change.verification;
+  const redaction = isRedaction(change);
+  return {
+    id: event.id,
+    cycle: event.cycle,
+    type: event.type,
+    accountId: event.accountId,
+    verificationId: event.verificationId,
+    test: !redaction && change.test === true,
+    previousStatus: redaction ? null : change.previousStatus,
+    status: typeof status === 'string' ? status : null,
+    reason: redaction ? change.reason : null,
+    webhookUrl,
+  };
+}

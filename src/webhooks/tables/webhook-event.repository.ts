@@ -1,0 +1,450 @@
+import type { CommitProbe } from 'src/database/in-doubt';
+import type { DataSource, EntityManager } from 'typeorm';
+import { activeSecretCiphertextsOf } from 'src/accounts/account-secret.repository';
+import { webhookUrlOf } from 'src/accounts/account.repository';
+import { parseCommaList } from 'src/common/comma-list';
+import {
+  type KeysetBounds,
+  type KeysetFilter,
+  type KeysetSort,
+  type PageSql,
+  filter,
+  whereClauses,
+} from 'src/common/keyset-list';
+import { SqlParams } from 'src/common/sql-params';
+import type { PgPool } from 'src/database/pg-pool';
+import { onReplica } from 'src/database/read-replica';
+import type { DeliveryJobSource } from 'src/webhooks/tables/event-rows';
+import { endpointStateOf, heldGateSql } from 'src/webhooks/tables/webhook-endpoint.repository';
+import type { StreamRead, StreamedEvent } from 'src/webhooks/tables/event-rows';
+import { WebhookEvent } from 'src/webhooks/tables/webhook-event.entity';
+
+const COLUMNS = `id, account_id AS "accountId", verification_id AS "verificationId", type, body, created_at AS "createdAt",
+  delivery_status AS "deliveryStatus", attempt_count AS "attemptCount", cycle, cycle_attempts AS "cycleAttempts",
+  last_attempt_at AS "lastAttemptAt", last_response_status AS "lastResponseStatus", last_error AS "lastError",
+  next_attempt_at AS "nextAttemptAt", delivered_at AS "deliveredAt"`;
+
+type ColumnValue = (event: WebhookEvent) => string | Date | null;
+
+/** The columns an outbox insert writes, in its order; the others take their defaults. */
+const INSERTED: readonly (readonly [string, string, ColumnValue])[] = [
+  ['id', 'uuid', (e) => e.id],
+  ['account_id', 'uuid', (e) => e.accountId],
+  ['verification_id', 'uuid', (e) => e.verificationId],
+  ['type', 'varchar', (e) => e.type],
+  ['body', 'text', (e) => e.body],
+  ['created_at', 'timestamptz', (e) => e.createdAt],
+  ['delivery_status', 'varchar', (e) => e.deliveryStatus],
+  ['last_error', 'varchar', (e) => e.lastError],
+  ['next_attempt_at', 'timestamptz', (e) => e.nextAttemptAt],
+];
+
+const INSERT_INTO = `INSERT INTO webhook_events (${INSERTED.map(([column]) => column).join(', ')})`;
+
+/** The insert of the rows `v` (one column per INSERTED, by name): an event of an account whose
+ * endpoint is disabled is written `held`, with no due time (see heldGateSql). */
+function insertGated(v: string): string {
+  const columns = INSERTED.map(([column]) =>
+    column === 'delivery_status'
+      ? `CASE WHEN g.held THEN 'held' ELSE v.delivery_status END`
+      : column === 'next_attempt_at'
+        ? `CASE WHEN g.held THEN NULL ELSE v.next_attempt_at END`
+        : `v.${column}`,
+  );
+  return `${INSERT_INTO} SELECT ${columns.join(', ')}
+    FROM ${v} LEFT JOIN LATERAL (${heldGateSql('v.account_id', 'v.delivery_status')}) g ON true`;
+}
+
+/** An event read back as the queue needs it, from the webhook_events rows `rows` (its body parsed
+ * once, by the lateral `p`), with the given extra columns of `e`: for the sweeper and redeliveries. */
+function jobSourcesFrom(rows: string, extra?: string): string {
+  return `SELECT e.id, e.cycle, e.type, e.account_id AS "accountId", e.verification_id AS "verificationId",
+  coalesce(p.payload ->> 'test' = 'true', false) AS test, p.payload #>> '{data,previous_status}' AS "previousStatus",
+  p.payload #>> '{data,verification,status}' AS status, p.payload #>> '{data,reason}' AS reason,
+  ${webhookUrlOf('e.account_id')} AS "webhookUrl"${extra ? `, ${extra}` : ''}
+  FROM ${rows} e CROSS JOIN LATERAL (SELECT e.body::jsonb AS payload) p`;
+}
+
+/** The first key of the advisory lock that makes one account's promotions one at a time. */
+const RELEASE_LOCK = 7_277_004;
+
+/** A fresh delivery cycle: the full schedule again, same id and body; attempt_count keeps counting. Due now,
+ * or waiting its turn (no due time until `promoteWaiting` gives it one). */
+const NEW_CYCLE = `delivery_status = 'pending', cycle = cycle + 1, cycle_attempts = 0, next_attempt_at = now()`;
+const NEW_CYCLE_WAITING = NEW_CYCLE.replace('now()', 'NULL');
+
+// `<> 'pending'` rather than IN (…): the partial index webhook_events_retention_idx has this predicate.
+// A held event waits for its endpoint: it is never deleted.
+const AGED_EVENTS = `delivery_status <> 'pending' AND delivery_status <> 'held' AND created_at < now() - make_interval(days => $1)`;
+
+/** A stored event of a verification being redacted: its id and the body to rewrite. */
+/** Whether the event `id` is committed: a write that created it, whose answer was lost, did commit. */
+export function eventCommitted(id: string): CommitProbe {
+  return async (query) => (await query('SELECT 1 FROM webhook_events WHERE id = $1', [id])).length > 0;
+}
+
+export interface StoredEventBody {
+  id: string;
+  verificationId: string;
+  body: string;
+}
+
+/** `INSERT INTO webhook_events … SELECT … FROM <source>` with an event's columns as the parameters
+ * $first, $first + 1, …, bound to `outboxEventValues(event)`: a statement for the caller's CTE that
+ * writes the event once per row of `source`, so it commits with the change that produced it, in the
+ * same round trip, or not at all. One text for every event, so the statement can be prepared once. */
+export function insertOutboxEventFrom(source: string, first: number): string {
+  const values = INSERTED.map(([column, type], i) => `$${first + i}::${type} AS ${column}`);
+  return insertGated(`(SELECT ${values.join(', ')} FROM ${source}) v`);
+}
+
+/** The parameters of `insertOutboxEventFrom`, in its order. */
+export function outboxEventValues(event: WebhookEvent): (string | Date | null)[] {
+  return INSERTED.map(([, , value]) => value(event));
+}
+
+/** `INSERT INTO webhook_events … SELECT … FROM unnest(…)`: many built events in one statement. */
+export function insertOutboxEvents(events: WebhookEvent[], params: SqlParams): string {
+  const arrays = INSERTED.map(([, type, value]) => `${params.add(events.map((event) => value(event)))}::${type}[]`);
+  return insertGated(`unnest(${arrays.join(', ')}) AS v(${INSERTED.map(([column]) => column).join(', ')})`);
+}
+
+/** Whether the account `accountId` has events in `status`, as an EXISTS condition (the unsettled endpoints). */
+export const anyEventsIn = (accountId: string, status: 'held' | 'pending') =>
+  `EXISTS (SELECT 1 FROM webhook_events x WHERE x.account_id = ${accountId} AND x.delivery_status = '${status}')`;
+
+/** Whether the account `accountId` has released events waiting their turn (pending, no due time), as an expression. */
+export function waitingEventsOf(accountId: string): string {
+  return `EXISTS (SELECT 1 FROM webhook_events x
+                   WHERE x.account_id = ${accountId} AND x.delivery_status = 'pending' AND x.next_attempt_at IS NULL)`;
+}
+
+/** The delivery log is newest first, and has no sort parameter. */
+export const NEWEST_FIRST: KeysetSort<WebhookEvent> = {
+  column: 'created_at',
+  direction: 'DESC',
+  at: (row) => row.createdAt,
+};
+
+/** `delivery_status` given as a comma-separated list: the list route's filter and the bulk replay's. */
+export function deliveryStatusFilter(raw: string | undefined): KeysetFilter {
+  return filter(
+    'statuses',
+    parseCommaList(raw),
+    (statuses, params) => `delivery_status = ANY(${params.add(statuses)}::varchar[])`,
+  );
+}
+
+export function verificationFilter(verificationId: string | undefined): KeysetFilter {
+  return filter('verificationId', verificationId, (id, params) => `verification_id = ${params.add(id)}`);
+}
+
+/** A delivery-log page's statement, around the WHERE, ORDER BY and LIMIT keysetList built. */
+export function webhookEventPageSql(page: PageSql): string {
+  return `SELECT ${COLUMNS} FROM webhook_events WHERE ${page.where} ${page.orderBy} LIMIT ${page.limit}`;
+}
+
+/** The select of due events by id ($1, a uuid[]) with `accountColumns`, the caller's select-list
+ * items over the account id `e.account_id`: one round trip for what a delivery needs. */
+export function dueEventsSql(accountColumns: (accountId: string) => string): string {
+  return `
+SELECT e.id, e.account_id AS "accountId", e.body, e.created_at AS "createdAt", e.delivery_status AS "deliveryStatus",
+       e.cycle, e.cycle_attempts AS "cycleAttempts", e.next_attempt_at AS "nextAttemptAt", e.last_error AS "lastError",
+       ${accountColumns('e.account_id')}
+  FROM webhook_events e
+ WHERE e.id = ANY($1::uuid[])`;
+}
+
+/** The update of each event an attempt of `input` is for (columns id, cycle, at, response_status,
+ * error, status, next_attempt_at, duration_ms, response_body, url, n), if it is still pending in
+ * that cycle. `movedOf` says, over the event's account id, whether the attempt's url is no longer
+ * the account's: such an outcome belongs to the url it was sent to, so a 410 (status held) becomes
+ * a retry due now (to the new url) and `moved` tells the caller to leave the endpoint alone.
+ * Returns the event's id and new attempt_count with the attempt's columns: an attempt that was in
+ * flight while its verification was redacted keeps no response excerpt (it may echo the old body). */
+export function recordAttemptsSql(input: string, movedOf: (accountId: string) => string): string {
+  const moved = movedOf('e.account_id');
+  return `UPDATE webhook_events e
+     SET attempt_count = e.attempt_count + 1, cycle_attempts = e.cycle_attempts + 1,
+         last_attempt_at = i.at, last_response_status = i.response_status, last_error = i.error,
+         delivery_status = CASE WHEN i.status = 'held' AND ${moved} THEN 'pending' ELSE i.status END,
+         next_attempt_at = CASE WHEN i.status = 'held' AND ${moved} THEN i.at ELSE i.next_attempt_at END,
+         delivered_at = CASE WHEN i.status = 'delivered' THEN now() ELSE e.delivered_at END
+    FROM ${input} i
+   WHERE e.id = i.id AND e.cycle = i.cycle AND e.delivery_status = 'pending'
+  RETURNING e.id, e.account_id, e.attempt_count, i.at, i.response_status, i.duration_ms, i.error,
+            CASE WHEN e.redacted_at IS NULL THEN i.response_body END AS response_body, i.n, ${moved} AS moved`;
+}
+
+/** The update, for the caller's CTE, that rewrites each event's body and sets its `redacted_at`; `ids` is their placeholder. */
+export function rewriteEventBodiesSql(ids: string, events: { body: string; at: Date }[], params: SqlParams): string {
+  return `UPDATE webhook_events e SET body = r.body, redacted_at = r.at
+      FROM unnest(${ids}::uuid[], ${params.add(events.map((event) => event.body))}::text[],
+                  ${params.add(events.map((event) => event.at))}::timestamptz[]) AS r(id, body, at)
+     WHERE e.id = r.id`;
+}
+
+/** Every statement on `webhook_events`. Methods take the caller's transaction where they are part of
+ * one, or return a fragment (SQL text and the order of its parameters) that the caller composes
+ * into its single statement: the status change's and the redaction's outbox inserts, the delivery
+ * worker's batched load and record. */
+export class WebhookEventRepository {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly pool: PgPool,
+  ) {}
+
+  /** An event that belongs to no statement of the caller's (a test event). */
+  async insert(event: WebhookEvent, manager: EntityManager = this.dataSource.manager): Promise<void> {
+    await manager.getRepository(WebhookEvent).insert(event);
+  }
+
+  // The delivery log.
+
+  /** Runs a `pageSql` statement on a replica. */
+  readPage(sql: string, values: unknown[]): Promise<WebhookEvent[]> {
+    return onReplica(this.dataSource, (manager) => manager.query(sql, values));
+  }
+
+  /** One event of one account, in the caller's read (a replica's). */
+  findForAccount(manager: EntityManager, accountId: string, id: string): Promise<WebhookEvent | null> {
+    return manager.getRepository(WebhookEvent).findOneBy({ id, accountId });
+  }
+
+  // New delivery cycles and due times.
+
+  /** A new cycle for the account's event, read back as its job and its row; none when there is no such event. */
+  async startCycleForAccount(
+    manager: EntityManager,
+    accountId: string,
+    id: string,
+  ): Promise<(DeliveryJobSource & WebhookEvent)[]> {
+    return this.startCycles(manager, 'id = $1 AND account_id = $2', [id, accountId], COLUMNS);
+  }
+
+  /** A new cycle for each of the events (any account's) whose endpoint is not disabled, read back as
+   * the jobs to queue. */
+  startCyclesOf(manager: EntityManager, ids: string[]): Promise<DeliveryJobSource[]> {
+    return this.startCycles(
+      manager,
+      `id = ANY($1::uuid[]) AND NOT EXISTS (${heldGateSql('webhook_events.account_id', "'pending'")})`,
+      [ids],
+    );
+  }
+
+  /** Of the events `ids`, those whose account's endpoint is disabled, with the reason. */
+  async withDisabledEndpoint(ids: string[]): Promise<Map<string, string>> {
+    const rows = (await this.dataSource.query(
+      `SELECT e.id, ${endpointStateOf('e.account_id')} FROM webhook_events e WHERE e.id = ANY($1::uuid[])`,
+      [ids],
+    )) as { id: string; disabledReason: string | null }[];
+    return new Map(rows.flatMap((row) => (row.disabledReason ? [[row.id, row.disabledReason] as const] : [])));
+  }
+
+  /** A new cycle for up to `limit` of the account's events that match `filters` and `bounds`, oldest first,
+   * skipping rows another transaction holds; the cycles wait their turn, as released events do (`promoteWaiting`). */
+  startWaitingCyclesMatching(
+    manager: EntityManager,
+    accountId: string,
+    filters: KeysetFilter[],
+    bounds: KeysetBounds[],
+    limit: number,
+  ): Promise<{ id: string }[]> {
+    const params = new SqlParams();
+    const where = whereClauses(params, accountId, filters, bounds);
+    return manager.query(
+      `WITH e AS (UPDATE webhook_events SET ${NEW_CYCLE_WAITING}
+                   WHERE id IN (SELECT id FROM webhook_events WHERE ${where.join(' AND ')}
+                                 ORDER BY created_at, id LIMIT ${params.add(limit)} FOR UPDATE SKIP LOCKED)
+                   RETURNING id)
+       SELECT id FROM e`,
+      params.values,
+    ) as Promise<{ id: string }[]>;
+  }
+
+  private async startCycles<Extra extends object = object>(
+    manager: EntityManager,
+    where: string,
+    values: unknown[],
+    extra?: string,
+  ): Promise<(DeliveryJobSource & Extra)[]> {
+    const rows: (DeliveryJobSource & Extra)[] = await manager.query(
+      `WITH e AS (UPDATE webhook_events SET ${NEW_CYCLE} WHERE ${where} RETURNING *)
+       ${jobSourcesFrom('e', extra)}`,
+      values,
+    );
+    return rows;
+  }
+
+  /** The pending events' next attempts are due now: the dashboard's Promote, and the relay's (in its
+   * transaction), so that its next pass takes the next overdue events. */
+  async attemptNow(refs: { eventId: string; cycle: number }[], manager = this.dataSource.manager): Promise<void> {
+    await manager.query(
+      `UPDATE webhook_events e SET next_attempt_at = now()
+         FROM unnest($1::uuid[], $2::integer[]) AS r(id, cycle)
+        WHERE e.id = r.id AND e.cycle = r.cycle AND e.delivery_status = 'pending' AND e.next_attempt_at IS NOT NULL`,
+      [refs.map((ref) => ref.eventId), refs.map((ref) => ref.cycle)],
+    );
+  }
+
+  /** Up to `limit` pending events due over `overdueSeconds` ago (caller's transaction), accounts in turn: each one's
+   * most overdue, then each one's second…, so one account's backlog never fills a relay pass. */
+  overdue(manager: EntityManager, overdueSeconds: number, limit: number): Promise<DeliveryJobSource[]> {
+    return manager.query(
+      `${jobSourcesFrom(`(SELECT w.*, row_number() OVER (PARTITION BY w.account_id ORDER BY w.next_attempt_at) AS turn
+           FROM webhook_events w WHERE w.delivery_status = 'pending' AND w.next_attempt_at < now() - make_interval(secs => $1))`)}
+        ORDER BY e.turn, e.next_attempt_at LIMIT $2`,
+      [overdueSeconds, limit],
+    );
+  }
+
+  /** The outbox backlog: how many pending events are due, and how long the oldest of them has been
+   * due (0 when none is). One walk of webhook_events_due_idx. */
+  async dueBacklog(): Promise<{ count: number; oldestDueSeconds: number }> {
+    const [row] = (await this.dataSource.query(
+      `SELECT count(*)::int AS count,
+              COALESCE(EXTRACT(EPOCH FROM now() - min(next_attempt_at)), 0)::float8 AS "oldestDueSeconds"
+         FROM webhook_events WHERE delivery_status = 'pending' AND next_attempt_at <= now()`,
+    )) as { count: number; oldestDueSeconds: number }[];
+    return row;
+  }
+
+  /** The event's cycle fails with `error` and no attempt, if it is still pending. */
+  async failCycle(event: { id: string; cycle: number }, error: string): Promise<void> {
+    await this.pool.query(
+      `
+  UPDATE webhook_events SET delivery_status = 'failed', last_error = $3, next_attempt_at = NULL
+   WHERE id = $1 AND cycle = $2 AND delivery_status = 'pending'`,
+      [event.id, event.cycle, error],
+    );
+  }
+
+  // The endpoint's held and released events (see EndpointLifecycle).
+
+  /** One batch of an endpoint change (the caller locked the endpoint): the `limit` oldest held events released
+   * (fresh cycles waiting their turn: see `promoteWaiting`) or pending ones held; a locked row is skipped. */
+  async settleBatch(manager: EntityManager, accountId: string, to: 'released' | 'held', limit: number) {
+    const [set, from] =
+      to === 'held' ? [`delivery_status = 'held', next_attempt_at = NULL`, 'pending'] : [NEW_CYCLE_WAITING, 'held'];
+    const [, count] = (await manager.query(
+      `UPDATE webhook_events SET ${set}
+        WHERE id = ANY (ARRAY(SELECT id FROM webhook_events WHERE account_id = $1 AND delivery_status = $2
+                               ORDER BY created_at, id LIMIT $3 FOR UPDATE SKIP LOCKED))`,
+      [accountId, from, limit],
+    )) as [unknown, number];
+    return count;
+  }
+
+  /** The worker's wait: the event's due attempt waits its turn (no due time; `promoteWaiting`), if it is still due. */
+  async park(event: { id: string; cycle: number }): Promise<boolean> {
+    const sql = `UPDATE webhook_events SET next_attempt_at = NULL
+      WHERE id = $1 AND cycle = $2 AND delivery_status = 'pending' AND next_attempt_at IS NOT NULL RETURNING 1`;
+    return ((await this.pool.query(sql, [event.id, event.cycle])) as unknown[]).length > 0;
+  }
+
+  /** The worker's hold: the event's cycle becomes held if it is still pending and its account's
+   * endpoint is disabled (locked as the outbox insert locks it). False when it is not: the endpoint
+   * was enabled meanwhile, or the event moved on. */
+  async holdIfDisabled(event: { id: string; cycle: number; accountId: string }): Promise<boolean> {
+    const rows = (await this.pool.query(
+      `UPDATE webhook_events SET delivery_status = 'held', next_attempt_at = NULL
+        WHERE id = $1 AND cycle = $2 AND delivery_status = 'pending'
+          AND EXISTS (${heldGateSql('$3::uuid', "'pending'")}) RETURNING 1`,
+      [event.id, event.cycle, event.accountId],
+    )) as unknown[];
+    return rows.length > 0;
+  }
+
+  /** Makes the account's oldest waiting events (released, replayed, or parked by the worker) due, as
+   * many as keep its due events (queued or in flight) at `window`, and returns them as the jobs to
+   * queue, in the caller's transaction. One account at a time (a transaction-scoped advisory lock),
+   * so two calls never let more than `window` through. Both steps walk a partial index of their own:
+   * a release of many events costs the same per event as one of a few. */
+  async promoteWaiting(manager: EntityManager, accountId: string, window: number): Promise<DeliveryJobSource[]> {
+    await manager.query(`SELECT pg_advisory_xact_lock(${RELEASE_LOCK}, hashtext($1))`, [accountId]);
+    return manager.query(
+      `WITH due AS (
+         SELECT count(*)::int AS n FROM webhook_events
+          WHERE account_id = $1 AND delivery_status = 'pending' AND next_attempt_at <= statement_timestamp()),
+       next AS (
+         SELECT id FROM webhook_events WHERE account_id = $1 AND delivery_status = 'pending' AND next_attempt_at IS NULL
+          ORDER BY created_at, id LIMIT greatest(0, $2 - (SELECT n FROM due)) FOR UPDATE),
+       e AS (UPDATE webhook_events w SET next_attempt_at = now()
+              WHERE w.id = ANY (ARRAY(SELECT id FROM next)) RETURNING w.*)
+       ${jobSourcesFrom('e')} ORDER BY e.created_at, e.id`,
+      [accountId, window],
+    ) as Promise<DeliveryJobSource[]>;
+  }
+
+  /** Accounts with released events waiting their turn, for the sweeper to move on. */
+  async accountsWithWaiting(limit: number): Promise<string[]> {
+    const rows = (await this.dataSource.query(
+      `SELECT DISTINCT account_id AS "accountId" FROM webhook_events
+        WHERE delivery_status = 'pending' AND next_attempt_at IS NULL LIMIT $1`,
+      [limit],
+    )) as { accountId: string }[];
+    return rows.map((row) => row.accountId);
+  }
+
+  /** How many of the account's events are held. */
+  async countHeld(accountId: string): Promise<number> {
+    const sql = `SELECT count(*)::int AS count FROM webhook_events WHERE account_id = $1 AND delivery_status = 'held'`;
+    return ((await this.dataSource.query(sql, [accountId])) as { count: number }[])[0].count;
+  }
+
+  // Redaction.
+
+  /** The bodies of every event of the given verifications (of the given accounts), locked in id order
+   * so that two erasures touching the same events cannot deadlock each other. (test/retention.e2e-spec.ts
+   * finds workers waiting on this statement by its text.) */
+  lockBodiesOf(manager: EntityManager, accountIds: string[], verificationIds: string[]): Promise<StoredEventBody[]> {
+    return manager.query(
+      `
+  SELECT id, verification_id AS "verificationId", body FROM webhook_events
+   WHERE account_id = ANY($1::uuid[]) AND verification_id = ANY($2::uuid[])
+   ORDER BY id FOR UPDATE`,
+      [accountIds, verificationIds],
+    );
+  }
+
+  /** The event stream's read, on the primary: up to `limit` events the stream owes (StreamWindow), oldest first. */
+  streamPage(accountId: string, read: StreamRead, limit: number): Promise<StreamedEvent[]> {
+    return this.pool.query<StreamedEvent>(
+      `SELECT id, type, created_at AS "createdAt", body, ${activeSecretCiphertextsOf('$1::uuid')} AS "secretCiphertexts"
+         FROM webhook_events WHERE account_id = $1 AND (created_at, id) > ($2, $3) AND created_at >= $4
+          AND id <> ALL($5::uuid[]) ORDER BY created_at, id LIMIT $6`,
+      [accountId, read.floor.at, read.floor.id, read.from, read.sent, limit],
+    );
+  }
+
+  /** Of `accountIds`, those with an event created from `from` on: the streams' safety re-read (one per process). */
+  async withEventsSince(accountIds: string[], from: Date): Promise<string[]> {
+    const sql = `SELECT a.id FROM unnest($1::uuid[]) a(id) WHERE EXISTS
+      (SELECT 1 FROM webhook_events e WHERE e.account_id = a.id AND e.created_at >= $2)`;
+    return (await this.pool.query<{ id: string }>(sql, [accountIds, from])).map((row) => row.id);
+  }
+
+  // Retention.
+
+  /** Deletes up to `limit` finished (delivered or failed) events created more than `days` ago, oldest
+   * first, with their attempts. Rows another transaction holds (a redelivery starting) are skipped;
+   * a row that became pending meanwhile is kept. */
+  async deleteFinishedOlderThan(days: number, limit: number): Promise<number> {
+    const [row] = (await this.dataSource.query(
+      `WITH aged AS (
+         SELECT id FROM webhook_events WHERE ${AGED_EVENTS} ORDER BY created_at LIMIT $2 FOR UPDATE SKIP LOCKED),
+       deleted AS (
+         DELETE FROM webhook_events e USING aged
+          WHERE e.id = aged.id AND e.delivery_status <> 'pending' AND e.delivery_status <> 'held' RETURNING 1)
+       SELECT count(*)::int AS count FROM deleted`,
+      [days, limit],
+    )) as { count: number }[];
+    return row.count;
+  }
+
+  /** How many events `deleteFinishedOlderThan` would take now, over any number of calls. */
+  async countFinishedOlderThan(days: number): Promise<number> {
+    const sql = `SELECT count(*)::int AS count FROM webhook_events WHERE ${AGED_EVENTS}`;
+    return ((await this.dataSource.query(sql, [days])) as { count: number }[])[0].count;
+  }
+}
