@@ -223,21 +223,31 @@ describe('a write whose commit answer is lost', () => {
     // then ends the service's session while it waits: the change cannot have committed.
     const locker = new Client({ connectionString: cluster.primary.url(DATABASE) });
     await locker.connect();
+    // One session that watches, polling every 10 ms: the change waits on the lock for at most the
+    // service's lock_timeout (500 ms), and a new connection per look could miss that window.
+    const observer = new Client({ connectionString: cluster.primary.url(DATABASE) });
+    await observer.connect();
     try {
       await locker.query('BEGIN');
       await locker.query('SELECT 1 FROM verifications WHERE id = $1 FOR UPDATE', [held.id]);
+      let settled = false;
       const answer = internal(`verifications/${held.id}/transitions`)
         .send({ status: 'approved' })
-        .then((res) => res);
-      await waitFor(
-        async () =>
-          onPrimary<{ pid: number }>(
-            `SELECT pid FROM pg_stat_activity WHERE datname = $1 AND wait_event_type = 'Lock' AND pid <> $2`,
-            [DATABASE, (locker as unknown as { processID: number }).processID],
-          ),
-        (rows) => rows.length > 0,
-        'the change waiting on the lock',
-      ).then(([{ pid }]) => onPrimary('SELECT pg_terminate_backend($1)', [pid]));
+        .then((res) => {
+          settled = true;
+          return res;
+        });
+      let waiter: number | undefined;
+      while (waiter === undefined && !settled) {
+        const { rows } = await observer.query<{ pid: number }>(
+          `SELECT pid FROM pg_stat_activity WHERE datname = $1 AND wait_event_type = 'Lock' AND pid <> $2`,
+          [DATABASE, (locker as unknown as { processID: number }).processID],
+        );
+        waiter = rows[0]?.pid;
+        if (waiter === undefined) await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      if (waiter === undefined) throw new Error('the change was answered before it was seen waiting on the lock');
+      await observer.query('SELECT pg_terminate_backend($1)', [waiter]);
       const res = await answer;
       expect([res.status, res.body.error?.code, res.body.error?.details]).toEqual([
         503,
@@ -247,6 +257,7 @@ describe('a write whose commit answer is lost', () => {
     } finally {
       await locker.query('ROLLBACK');
       await locker.end();
+      await observer.end();
     }
     const [row] = await onPrimary<{ status: string }>('SELECT status FROM verifications WHERE id = $1', [held.id]);
     expect(row.status).toBe('processing');

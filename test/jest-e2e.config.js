@@ -8,5 +8,7 @@ module.exports = {
   moduleNameMapper: { '^src/(.*)$': '<rootDir>/src/$1' },
   globalSetup: '<rootDir>/test/setup/global-setup.ts',
   globalTeardown: '<rootDir>/test/setup/global-teardown.ts',
+  // Each spec file starts with no pending event or queue job left by an earlier one.
+  setupFilesAfterEnv: ['<rootDir>/test/setup/spec-isolation.ts'],
   testTimeout: 60000,
 };

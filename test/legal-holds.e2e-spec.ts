@@ -103,8 +103,11 @@ describe('legal holds', () => {
   it('retention passes a held verification over, counting it, and redacts it once the hold ends', async () => {
     const account = await createAccount(t);
     const old = new Date(Date.now() - 60 * 86_400_000).toISOString();
-    const held = await insertVerificationRow(t.db, account.id, { created_at: old, external_user_id: 'keep-me' });
+    // Aged only once held: a retention pass (every 300 ms) must not find it old before its hold.
+    const now = new Date().toISOString();
+    const held = await insertVerificationRow(t.db, account.id, { created_at: now, external_user_id: 'keep-me' });
     await t.http.put(hold(held)).set('authorization', admin()).send({ reason: 'AML' }).expect(200);
+    await t.db.query('UPDATE verifications SET created_at = $2, updated_at = $2 WHERE id = $1', [held, old]);
     const free = await insertVerificationRow(t.db, account.id, { created_at: old, external_user_id: 'erase-me' });
 
     const redactedAt = async (id: string): Promise<string | null> =>

@@ -71,7 +71,7 @@ describe('queue dashboard: operators signed in with a real browser', () => {
       args: ['--no-sandbox'],
       defaultViewport: { width: 1280, height: 900 },
     });
-  });
+  }, 120_000);
   afterAll(async () => {
     await browser?.close();
     await t?.close();
@@ -167,5 +167,5 @@ describe('queue dashboard: operators signed in with a real browser', () => {
     expect(replay.status).toBe(401);
     await viewer.context.close();
     await operator.context.close();
-  });
+  }, 180_000);
 });

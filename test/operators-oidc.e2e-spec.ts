@@ -48,9 +48,10 @@ describe('operators: OIDC access tokens', () => {
     ['admin-bot', 200, 200, 200],
     ['unknown-bot', 403, 403, 403],
   ])('a token of %s: read %i, change %i, operator keys %i', async (client, read, change, keys) => {
-    firstVerification ||= Date.now();
     const token = await issuer.token(client);
     expect((await as(token, t.http.get(`${ACCOUNTS}/${accountId}`))).status).toBe(read);
+    // Stamped once the first token was checked: the JWKS's 30 s window starts at that fetch, not before.
+    firstVerification ||= Date.now();
     const patched = await as(token, t.http.patch(`${ACCOUNTS}/${accountId}`)).send({ name: `renamed by ${client}` });
     expect(patched.status).toBe(change);
     if (change === 403) expectError(patched, 403, 'forbidden');
@@ -95,8 +96,8 @@ describe('operators: OIDC access tokens', () => {
 
   it('after a key rotation, a token with the new kid is accepted (the JWKS is fetched again)', async () => {
     // The process holds the keys from before the rotation...
-    firstVerification ||= Date.now();
     expect((await as(await issuer.token('admin-bot'), t.http.get(KEYS))).status).toBe(200);
+    firstVerification ||= Date.now();
     // ...and fetches the JWKS again at most once per 30 s: wait out the window since the first fetch.
     await new Promise((resolve) => setTimeout(resolve, Math.max(0, firstVerification + 31_000 - Date.now())));
     await issuer.rotate();

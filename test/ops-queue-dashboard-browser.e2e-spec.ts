@@ -140,7 +140,7 @@ describe('queue dashboard in a real browser', () => {
       args: ['--no-sandbox'],
       defaultViewport: { width: 1280, height: 900 },
     });
-  });
+  }, 120_000);
 
   afterAll(async () => {
     const closed = await Promise.allSettled([browser?.close(), t?.close(), receiver?.close()]);
@@ -223,7 +223,7 @@ describe('queue dashboard in a real browser', () => {
       throw error;
     }
     console.log(`queue dashboard screenshots saved:\n${shots.map((path) => `  ${path}`).join('\n')}`);
-  });
+  }, 180_000);
 
   /** Every job of the delivery queue, whatever its state, as the dashboard counts them. */
   async function jobTotal(app: TestApp): Promise<number> {
@@ -291,5 +291,5 @@ describe('queue dashboard in a real browser', () => {
       await page.close();
       await attacker.close();
     }
-  });
+  }, 180_000);
 });

@@ -249,7 +249,7 @@ describe('queue dashboard: one job per delivery cycle, with its attempts and out
     expect(await storedCycle(t, eventId)).toEqual({ cycle: 1, delivery_status: 'failed' });
 
     // Slow enough that the new cycle is seen pending before it is delivered.
-    receiver.respondWith({ status: 200, delayMs: 700 });
+    receiver.respondWith({ status: 200, delayMs: 2_000 });
     expectSuccess(await board(t, `${jobPath(eventId)}/retry`, 'put'));
     await waitFor(
       () => storedCycle(t, eventId),

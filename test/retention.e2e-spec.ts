@@ -332,7 +332,7 @@ describe('retention (PII_RETENTION_DAYS, WEBHOOK_EVENT_RETENTION_DAYS)', () => {
     expect(logs[1].verifications).toBeGreaterThan(0);
     const counted = await Promise.all(workers.map((worker) => metrics(worker)));
     expect(counted.map((m) => m.redacted)).toEqual(logs.map((log) => log.verifications));
-  });
+  }, 180_000);
 
   it('a bad retention setting stops the start with one line naming the variable', async () => {
     const cases = [

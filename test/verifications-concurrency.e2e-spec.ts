@@ -94,6 +94,10 @@ describe('concurrent status changes of one verification (property)', () => {
             if (code === 'version_conflict') {
               expectError(loser.res, 409, 'version_conflict', 'expected_version');
               expect(loser.move.expectedOffset).not.toBeNull();
+            } else if (loser.res.status === 503) {
+              // Overloaded (a loaded machine: 40 requests for 20 connections): not committed, as the
+              // history and the events below show.
+              expectError(loser.res, 503, 'service_unavailable');
             } else {
               expectError(loser.res, 409, 'invalid_transition', 'status');
             }
@@ -158,6 +162,9 @@ describe('concurrent status changes of one verification (property)', () => {
             });
             if (res.status === 200) {
               accepted.push(res.body as Record<string, unknown>);
+            } else if (res.status === 503) {
+              // Overloaded: not committed; the next change tries again.
+              expectError(res, 503, 'service_unavailable');
             } else if ((res.body as { error: { code: string } }).error.code === 'invalid_transition') {
               if (redacted) return;
             } else {

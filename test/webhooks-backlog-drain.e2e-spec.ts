@@ -39,10 +39,11 @@ describe('backlog drain', () => {
       .split('\n')
       .filter((line) => line.includes('webhook event(s) to the delivery queue'))
       .map((line) => JSON.parse(line) as { time: string; msg: string });
-    // The first sweep relays the whole backlog in three full passes. On a loaded machine a later
-    // sweep may relay a few more (CI once saw 8): events still pending over OVERDUE_MS after their
-    // due time with no live job, such as parked ones whose turn came while their requeue lagged.
-    // That is the relay's job; the counts below show that no event went out twice.
+    // The first sweep relays the whole backlog in three full passes. A later sweep may relay a few
+    // more on a loaded machine (events whose requeue lagged past OVERDUE_MS); that is the relay's
+    // job, and the counts below show that no event went out twice. (CI once saw a fourth pass of 8:
+    // most likely events an earlier spec file had left pending, which test/setup/spec-isolation.ts
+    // now ends before each file.)
     expect(relays.slice(0, 3).map((r) => r.msg)).toEqual([
       'relayed 500 webhook event(s) to the delivery queue',
       'relayed 500 webhook event(s) to the delivery queue',

@@ -22,10 +22,11 @@ describe('webhook endpoint changes at any size', () => {
   const as = (account: CreatedAccount, req: Test) => req.set('authorization', `Bearer ${account.secret}`);
   const heldCount = async (account: CreatedAccount): Promise<number> =>
     (await as(account, t.http.get(ENDPOINT))).body.held_count as number;
-  const timed = async (req: Test) => {
-    const started = Date.now();
+  // A change that released or held every event in its own transaction would run into the 2 s
+  // statement time-out and answer 503; a 200 is the proof that only a first batch was in it.
+  const answer = async (req: Test) => {
     const res = await req;
-    return { status: res.status, ms: Date.now() - started, body: res.body as { status: string; held_count: number } };
+    return { status: res.status, body: res.body as { status: string; held_count: number } };
   };
 
   beforeAll(async () => {
@@ -52,9 +53,8 @@ describe('webhook endpoint changes at any size', () => {
     await t.db.query('ANALYZE webhook_events');
     expect(await heldCount(account)).toBe(EVENTS);
 
-    const enabled = await timed(as(account, t.http.patch(ENDPOINT)).send({ status: 'enabled' }));
+    const enabled = await answer(as(account, t.http.patch(ENDPOINT)).send({ status: 'enabled' }));
     expect({ status: enabled.status, endpoint: enabled.body.status }).toEqual({ status: 200, endpoint: 'enabled' });
-    expect(enabled.ms).toBeLessThan(2_000);
     expect(enabled.body.held_count).toBeGreaterThan(0);
 
     // A restart in the middle of the release: the next process carries it on.
@@ -76,9 +76,8 @@ describe('webhook endpoint changes at any size', () => {
     ).rows;
     expect(receiver.requests.map((r) => r.headers['webhook-id'])).toContain(oldest.id);
 
-    const disabled = await timed(as(account, t.http.patch(ENDPOINT)).send({ status: 'disabled' }));
+    const disabled = await answer(as(account, t.http.patch(ENDPOINT)).send({ status: 'disabled' }));
     expect({ status: disabled.status, endpoint: disabled.body.status }).toEqual({ status: 200, endpoint: 'disabled' });
-    expect(disabled.ms).toBeLessThan(2_000);
     // Everything pending becomes held but what is in flight (held once its attempt ends).
     await waitFor(
       () => heldCount(account),

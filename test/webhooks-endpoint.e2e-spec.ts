@@ -89,7 +89,8 @@ describe('webhook endpoint', () => {
         WEBHOOK_RETRY_SCHEDULE: '200ms,200ms,200ms',
         WEBHOOK_DISABLE_AFTER: '300ms',
         LOG_LEVEL: 'warn',
-        WEBHOOK_TIMEOUT_MS: '1000',
+        // No test here times out an attempt; a reply held back (delayMs) keeps a state long enough to see.
+        WEBHOOK_TIMEOUT_MS: '5000',
         OUTBOX_SWEEP_INTERVAL_MS: '300',
       });
     });
@@ -113,7 +114,8 @@ describe('webhook endpoint', () => {
         health: { last_success_at: null, last_failure_at: null, failing_since: null, consecutive_failures: 0 },
       });
 
-      receiver.replies([{ status: 500 }, { status: 503 }, { status: 200 }]);
+      // The success is held back 1.5 s: the two failures' state lasts long enough to be read.
+      receiver.replies([{ status: 500 }, { status: 503 }, { status: 200, delayMs: 1_500 }]);
       const id = await oneEvent(account);
       await receiver.waitForCount(id, 2);
       const failing = await waitFor(
@@ -235,9 +237,15 @@ describe('webhook endpoint', () => {
 
     it('a client disable holds the events still retrying, their attempts kept; enabling sends them again', async () => {
       const account = await createAccount(t, { webhook_url: receiver.url });
-      receiver.respondWith({ status: 500 });
+      // Each failure answered after 300 ms: the change below lands while the event still retries
+      // (four quick failures would end its schedule first on a slow machine).
+      receiver.respondWith({ status: 500, delayMs: 300 });
       const id = await oneEvent(account);
-      await receiver.waitForCount(id, 1);
+      await waitFor(
+        () => event(account, id),
+        (e) => e.attempt_count >= 1,
+        'a first attempt recorded',
+      );
       const disabled = await patch(account, { status: 'disabled' });
       expect(disabled).toMatchObject({ status: 'disabled', disabled_reason: 'client' });
       const held = await waitFor(
@@ -269,9 +277,15 @@ describe('webhook endpoint', () => {
 
     it('the worker holds, unsent, an event still pending when it finds the endpoint disabled (one committed after the disable held the others)', async () => {
       const account = await createAccount(t, { webhook_url: receiver.url });
-      receiver.respondWith({ status: 500 });
+      // Each failure answered after 300 ms: the change below lands while the event still retries
+      // (four quick failures would end its schedule first on a slow machine).
+      receiver.respondWith({ status: 500, delayMs: 300 });
       const id = await oneEvent(account);
-      await receiver.waitForCount(id, 1);
+      await waitFor(
+        () => event(account, id),
+        (e) => e.attempt_count >= 1,
+        'a first attempt recorded',
+      );
       // As if the event had committed just after a disable held the account's pending events.
       await t.db.query(
         `INSERT INTO webhook_endpoints (account_id, disabled_reason, disabled_at) VALUES ($1, 'client', now())`,
@@ -415,11 +429,12 @@ describe('webhook endpoint', () => {
           (e) => e.status === 'disabled',
           'disabled again',
         );
+        // receiver answered 410 above: it answers 200 before the move releases the event to it.
+        receiver.respondWith({ status: 200 });
         const res = await admin(t.http.patch(`/api/v1/admin/accounts/${account.id}`)).send({
           webhook_url: receiver.url,
         });
         expect(res.status).toBe(200);
-        receiver.respondWith({ status: 200 });
         await receiver.waitForCount(goneAgain, 1);
         expect((await endpoint(account)).status).toBe('enabled');
 
@@ -495,7 +510,7 @@ describe('webhook endpoint', () => {
       const log = await events(account);
       expect(log.every((e) => e.delivery_status === 'delivered')).toBe(true);
       expect((await endpoint(account)).held_count).toBe(0);
-    });
+    }, 180_000);
 
     it('a release racing new events loses none and sends none twice', async () => {
       const account = await createAccount(t, { webhook_url: receiver.url });
@@ -521,6 +536,6 @@ describe('webhook endpoint', () => {
         .map((r) => String(r.headers['webhook-id']))
         .filter((id) => held.includes(id));
       expect(heldArrivals).toEqual(held);
-    });
+    }, 180_000);
   });
 });
