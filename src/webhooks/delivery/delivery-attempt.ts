@@ -1,9 +1,10 @@
+import { SecretKeyError } from 'src/accounts/secret-crypto';
 import { BLOCKED_ERROR } from 'src/webhooks/delivery/delivery-error';
 import type { AttemptOutcome } from 'src/webhooks/delivery/delivery-policy';
 import type { AttemptRecord, DueEvent } from 'src/webhooks/delivery/delivery-store';
 import type { DeliveryResult } from 'src/webhooks/delivery/webhook-http.client';
 
-/** One delivery attempt as the processor writes it and counts it: pure, with its spec in the processor's. */
+/** One delivery attempt as the processor signs, writes and counts it, with its spec in the processor's. */
 
 /** An attempt's error when SECRET_ENCRYPTION_KEY cannot open the account's signing secret. */
 export const SIGNING_KEY_ERROR = 'signing secret cannot be decrypted (SECRET_ENCRYPTION_KEY)';
@@ -52,4 +53,23 @@ export function attemptRecord(
     responseBody: result.responseBody,
     url: event.webhookUrl ?? '',
   };
+}
+
+/**
+ * The event's signing secrets; when SECRET_ENCRYPTION_KEY cannot open one, the attempt's failed
+ * result instead (nothing is sent): recorded and retried on the schedule like any failure, so it
+ * ends as a failed delivery, never an endless retry, and goes through once the key is fixed.
+ */
+export function signingSecretsOf(
+  event: DueEvent,
+  store: { signingSecrets(event: DueEvent): string[] },
+  warn: (why: string) => void,
+): string[] | DeliveryResult {
+  try {
+    return store.signingSecrets(event);
+  } catch (error) {
+    if (!(error instanceof SecretKeyError)) throw error;
+    warn(error.message);
+    return SIGNING_KEY_FAILURE;
+  }
 }

@@ -1,6 +1,9 @@
 import fc from 'fast-check';
 import {
   type AttemptResult,
+  EARLY_TOLERANCE_MS,
+  type JobEvent,
+  jobStep,
   MAX_RETRY_AFTER_MS,
   decideOutcome,
   endpointDisableReason,
@@ -275,5 +278,56 @@ describe('endpointDisableReason', () => {
     ['delivered', 'delivered', null, 5 * DAY, null],
   ] as const)('%s → %s', (_case, outcome, failingSince, disableAfterMs, expected) => {
     expect(endpointDisableReason({ outcome, failingSince, now: CHECKED_AT, disableAfterMs })).toBe(expected);
+  });
+});
+
+describe('jobStep', () => {
+  const at = 1_800_000_000_000;
+  const row = (fields: Partial<JobEvent> = {}): JobEvent => ({
+    cycle: 2,
+    deliveryStatus: 'pending',
+    cycleAttempts: 1,
+    nextAttemptAt: new Date(at),
+    disabledAt: null,
+    ...fields,
+  });
+
+  it.each([
+    ['the event is gone', undefined, 2, { step: 'skip' }],
+    ['the job is of another cycle', row(), 1, { step: 'skip' }],
+    ['held', row({ deliveryStatus: 'held', nextAttemptAt: null }), 2, { step: 'skip' }],
+    ['waiting its turn (no due time)', row({ nextAttemptAt: null }), 2, { step: 'skip' }],
+    ['delivered already', row({ deliveryStatus: 'delivered' }), 2, { step: 'delivered' }],
+    [
+      'due within the early tolerance',
+      row({ nextAttemptAt: new Date(at + EARLY_TOLERANCE_MS) }),
+      2,
+      { step: 'attempt' },
+    ],
+    [
+      'due more than the tolerance ahead',
+      row({ nextAttemptAt: new Date(at + 5_000) }),
+      2,
+      { step: 'not-due', delayMs: 5_000 },
+    ],
+  ] as const)('%s', (_, event, cycle, expected) => {
+    expect(jobStep(event, cycle, at)).toMatchObject(expected);
+  });
+
+  it('gives up on a failed cycle, counting one that never had an attempt (no webhook_url)', () => {
+    const failed = row({ deliveryStatus: 'failed', cycleAttempts: 0 });
+    expect(jobStep(failed, 2, at)).toEqual({ step: 'give-up', event: failed, noAttempt: true });
+    expect(jobStep(row({ deliveryStatus: 'failed', cycleAttempts: 4 }), 2, at)).toMatchObject({ noAttempt: false });
+  });
+
+  it('holds a pending event whose endpoint is disabled, even one not due yet', () => {
+    const disabled = row({ disabledAt: new Date(at), nextAttemptAt: new Date(at + 60_000) });
+    expect(jobStep(disabled, 2, at)).toEqual({ step: 'hold', event: disabled });
+  });
+
+  it("retires the previous cycle's job on a new cycle's first attempt only", () => {
+    expect(jobStep(row({ cycleAttempts: 0 }), 2, at)).toMatchObject({ step: 'attempt', retirePrevious: true });
+    expect(jobStep(row({ cycleAttempts: 1 }), 2, at)).toMatchObject({ step: 'attempt', retirePrevious: false });
+    expect(jobStep(row({ cycle: 1, cycleAttempts: 0 }), 1, at)).toMatchObject({ retirePrevious: false });
   });
 });

@@ -1,4 +1,5 @@
 import type { DisableReason } from 'src/webhooks/tables/webhook-endpoint.entity';
+import type { DeliveryStatus } from 'src/webhooks/tables/webhook-event.entity';
 import { type Random, withJitter } from 'src/webhooks/queue/delivery-retry';
 
 /**
@@ -106,4 +107,45 @@ export function endpointDisableReason(input: DisableInput): DisableReason | null
   if (input.outcome === 'held') return 'gone';
   if (input.outcome !== 'failed' || input.disableAfterMs <= 0 || input.failingSince === null) return null;
   return input.now.getTime() - input.failingSince.getTime() > input.disableAfterMs ? 'failing' : null;
+}
+
+/** A job picked up this much before its event is due waits instead (an early duplicate). */
+export const EARLY_TOLERANCE_MS = 1_000;
+
+/** What a job's event row says of it before any attempt (the fields the decision reads). */
+export type JobEvent = {
+  cycle: number;
+  deliveryStatus: DeliveryStatus;
+  cycleAttempts: number;
+  nextAttemptAt: Date | null;
+  disabledAt: Date | null;
+};
+
+/** What a job does before any attempt. */
+export type JobStep<E extends JobEvent> =
+  /** The event is gone, the job is of another cycle, or the event is held or waiting its turn (its
+   * release queues a job of its own when it is due). */
+  | { step: 'skip' }
+  /** Run again after its cycle was delivered (a worker died before Bull heard the end). */
+  | { step: 'delivered' }
+  /** The cycle failed: run again after it ended, or (no attempt) the account had no webhook_url
+   * when the event was created. A job run again after a worker died mid-job may count it twice. */
+  | { step: 'give-up'; event: E; noAttempt: boolean }
+  /** The endpoint is disabled: nothing is sent, the event waits for it. */
+  | { step: 'hold'; event: E }
+  /** Picked up early (a duplicate job): it runs again when the event is due. */
+  | { step: 'not-due'; delayMs: number }
+  /** An attempt; a new cycle's first one first takes the previous cycle's job off the dashboard. */
+  | { step: 'attempt'; event: E; retirePrevious: boolean };
+
+/** The job of `cycle` for `event` as loaded (undefined: gone), at `now` (ms). The row decides, never the job. */
+export function jobStep<E extends JobEvent>(event: E | undefined, cycle: number, now: number): JobStep<E> {
+  if (!event || event.cycle !== cycle) return { step: 'skip' };
+  if (event.deliveryStatus === 'delivered') return { step: 'delivered' };
+  if (event.deliveryStatus === 'failed') return { step: 'give-up', event, noAttempt: event.cycleAttempts === 0 };
+  if (event.deliveryStatus === 'held' || event.nextAttemptAt === null) return { step: 'skip' };
+  if (event.disabledAt !== null) return { step: 'hold', event };
+  const early = event.nextAttemptAt.getTime() - now;
+  if (early > EARLY_TOLERANCE_MS) return { step: 'not-due', delayMs: early };
+  return { step: 'attempt', event, retirePrevious: event.cycle > 1 && event.cycleAttempts === 0 };
 }

@@ -1,8 +1,7 @@
 import type { LoggerService } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { SecretKeyError } from 'src/accounts/secret-crypto';
 import type { AppConfig } from 'src/config/app-config';
-import { decideOutcome } from 'src/webhooks/delivery/delivery-policy';
+import { decideOutcome, jobStep } from 'src/webhooks/delivery/delivery-policy';
 import { AttemptWriter } from 'src/webhooks/delivery/attempt-writer';
 import {
   HELD,
@@ -15,9 +14,9 @@ import {
 } from 'src/webhooks/queue/delivery-job';
 import {
   SIGNING_KEY_ERROR,
-  SIGNING_KEY_FAILURE,
   attemptRecord,
   outcomeLabel,
+  signingSecretsOf,
 } from 'src/webhooks/delivery/delivery-attempt';
 import { DeliveryGaveUp, DeliveryRetry } from 'src/webhooks/queue/delivery-retry';
 import type {
@@ -29,24 +28,20 @@ import type {
   WebhookPoster,
 } from 'src/webhooks/delivery/delivery-ports';
 import type { DueEvent } from 'src/webhooks/delivery/delivery-store';
-import type { DeliveryResult } from 'src/webhooks/delivery/webhook-http.client';
 import { webhookDeliveries, webhookDeliveryLatency, webhookEventsFailed } from 'src/webhooks/queue/webhook-metrics';
 import { webhookHeaders } from 'src/webhooks/outbox/webhook-signer';
 
 export type DeliveryOutcome = 'skipped' | 'delivered' | typeof HELD | typeof WAITING;
 
-/** A job picked up this much before its event is due waits instead (an early duplicate). */
-const EARLY_TOLERANCE_MS = 1_000;
-
 /** A job whose event's endpoint was enabled between its load and its hold loads it again this soon. */
 const REREAD_MS = 100;
 
 /**
- * Delivers one event per job: load → (due? slot?) → POST → decide → record. The event row decides,
- * and the job's end mirrors it, so that the queue dashboard tells the truth: a delivered cycle
- * completes, a cycle still retrying throws DeliveryRetry (Bull delays the job by the delay it
- * carries, the last error as its reason), and a dead one — schedule used up, or no webhook URL —
- * throws DeliveryGaveUp, which fails the job for good. Every attempt is written to the database
+ * Delivers one event per job: load → decide (`jobStep`) → slot → POST → decide (`decideOutcome`) →
+ * record. The event row decides, and the job's end mirrors it, so that the queue dashboard tells the
+ * truth: a delivered cycle completes, a cycle still retrying throws DeliveryRetry (Bull's backoff
+ * reads its `delayMs`, the last error its reason: queue/delivery-retry.ts), and a dead one — schedule
+ * used up, or no webhook URL — throws DeliveryGaveUp, which fails the job for good. Every attempt is written to the database
  * before the job ends, and appends a line to the job's log. A job of an older delivery cycle, or
  * for an event that is gone, does nothing.
  *
@@ -70,23 +65,25 @@ export class WebhookDeliveryProcessor {
   }
 
   async process(job: DeliveryJobHandle): Promise<DeliveryOutcome> {
-    const { eventId, cycle } = job.data;
-    const event = await this.store.load(eventId);
-    if (!event || event.cycle !== cycle) return 'skipped';
-    // A job run again after its cycle ended (a worker died before Bull heard the end) ends as the row did.
-    if (event.deliveryStatus === 'delivered') return 'delivered';
-    if (event.deliveryStatus === 'failed') {
-      // Failed with no attempt: the account had no webhook_url when the event was created, and this
-      // is its cycle's job. (A job run again after a worker died mid-job may count it twice.)
-      if (event.cycleAttempts === 0) webhookEventsFailed.inc({ reason: 'no_webhook_url' });
-      throw new DeliveryGaveUp(failureReason(event));
+    const next = jobStep(await this.store.load(job.data.eventId), job.data.cycle, Date.now());
+    switch (next.step) {
+      case 'skip':
+      case 'delivered':
+        return next.step === 'skip' ? 'skipped' : 'delivered';
+      case 'give-up':
+        if (next.noAttempt) webhookEventsFailed.inc({ reason: 'no_webhook_url' });
+        throw new DeliveryGaveUp(failureReason(next.event));
+      case 'hold':
+        return this.hold(next.event, job);
+      case 'not-due':
+        throw new DeliveryRetry(next.delayMs, 'not due yet');
     }
-    // Held, or released and waiting its turn: the release queues a job of its own when it is due.
-    if (event.deliveryStatus === 'held' || event.nextAttemptAt === null) return 'skipped';
-    if (event.disabledAt !== null) return this.hold(event, job);
-    const early = (event.nextAttemptAt?.getTime() ?? 0) - Date.now();
-    if (early > EARLY_TOLERANCE_MS) throw new DeliveryRetry(early, 'not due yet');
-    if (event.cycle > 1 && event.cycleAttempts === 0) await this.retirePreviousCycle(event);
+    const { event } = next;
+    if (next.retirePrevious)
+      await this.quietly(
+        this.previousCycles.retirePreviousCycle(event.id, event.cycle),
+        `retire the previous job of event ${event.id}`,
+      );
     const slot = `${job.id}:${randomUUID()}`;
     if (!(await this.slots.acquire(event.accountId, slot))) return this.park(event, job);
     try {
@@ -126,13 +123,7 @@ export class WebhookDeliveryProcessor {
   }
 
   private async advance(accountId: string): Promise<void> {
-    await this.endpoints
-      .advance(accountId)
-      .catch((error: unknown) =>
-        this.logger.warn(
-          `could not let the next released events of account ${accountId} through: ${(error as Error).message}`,
-        ),
-      );
+    await this.quietly(this.endpoints.advance(accountId), `let the next events of account ${accountId} through`);
   }
 
   private async attempt(event: DueEvent, job: DeliveryJobHandle): Promise<DeliveryOutcome> {
@@ -144,7 +135,9 @@ export class WebhookDeliveryProcessor {
       throw new DeliveryGaveUp(NO_URL_REASON);
     }
     const at = new Date();
-    const secrets = this.signingSecrets(event);
+    const secrets = signingSecretsOf(event, this.store, (why) =>
+      this.logger.warn(`event ${event.id} of account ${event.accountId} not sent: its signing secret: ${why}`),
+    );
     const result = Array.isArray(secrets)
       ? await this.http.post(event.webhookUrl, webhookHeaders(event.id, at, event.body, secrets), event.body)
       : secrets;
@@ -183,36 +176,16 @@ export class WebhookDeliveryProcessor {
     return 'delivered';
   }
 
-  /**
-   * The event's signing secrets; when SECRET_ENCRYPTION_KEY cannot open one, the attempt's failed
-   * result instead (nothing is sent): recorded and retried on the schedule like any failure, so it
-   * ends as a failed delivery, never an endless retry, and goes through once the key is fixed.
-   */
-  private signingSecrets(event: DueEvent): string[] | DeliveryResult {
-    try {
-      return this.store.signingSecrets(event);
-    } catch (error) {
-      if (!(error instanceof SecretKeyError)) throw error;
-      this.logger.warn(
-        `event ${event.id} of account ${event.accountId} not sent: its signing secret: ${error.message}`,
-      );
-      return SIGNING_KEY_FAILURE;
-    }
-  }
-
   /** The job log is the dashboard's view of the attempts; the database keeps the record, so a lost line is only logged. */
   private async log(job: DeliveryJobHandle, line: string): Promise<void> {
-    await job.log(line).then(
-      () => undefined,
-      (error: unknown) => this.logger.warn(`could not add to the log of job ${job.id}: ${(error as Error).message}`),
-    );
+    await this.quietly(job.log(line), `add to the log of job ${job.id}`);
   }
 
-  private async retirePreviousCycle(event: DueEvent): Promise<void> {
-    await this.previousCycles
-      .retirePreviousCycle(event.id, event.cycle)
-      .catch((error: unknown) =>
-        this.logger.warn(`could not retire the previous job of event ${event.id}: ${(error as Error).message}`),
-      );
+  /** Best effort: a failure is logged, and is never the job's. */
+  private async quietly(work: Promise<unknown>, what: string): Promise<void> {
+    await work.then(
+      () => undefined,
+      (error: unknown) => this.logger.warn(`could not ${what}: ${(error as Error).message}`),
+    );
   }
 }
