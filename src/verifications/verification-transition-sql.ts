@@ -33,6 +33,9 @@ const WRITE_SQL = `
     ${insertOutboxEventFrom('updated', UPDATE_IF_UNCHANGED_PARAMS + 1)})
   SELECT version FROM updated`;
 
+/** The composed statements, for their snapshots in sql/ (test/sql-snapshots.e2e-spec.ts). */
+export const TRANSITION_SQL = { read: READ_SQL, readLocked: `${READ_SQL} FOR UPDATE`, write: WRITE_SQL };
+
 /** The reads and writes of one try at a status change. */
 export interface TransitionStatements {
   read(id: string): Promise<TransitionSource | undefined>;
@@ -72,7 +75,7 @@ export function pooledTransitionStatements(settler: CommitSettler): TransitionSt
 /** In the caller's transaction, the row locked by the read: the write cannot lose. */
 export function lockedTransitionStatements(manager: EntityManager): TransitionStatements {
   return {
-    read: async (id) => ((await manager.query(`${READ_SQL} FOR UPDATE`, [id])) as TransitionSource[])[0],
+    read: async (id) => ((await manager.query(TRANSITION_SQL.readLocked, [id])) as TransitionSource[])[0],
     write: async (read, next, event) =>
       ((await manager.query(WRITE_SQL, writeValues(read, next, event))) as unknown[]).length > 0,
   };

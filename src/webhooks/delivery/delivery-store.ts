@@ -93,6 +93,9 @@ const RECORD_SQL = `
     ${recordHealthSql('(SELECT * FROM updated WHERE NOT moved)')})
   SELECT n, moved FROM updated`;
 
+/** The composed statements, for their snapshots in sql/ (test/sql-snapshots.e2e-spec.ts). */
+export const DELIVERY_SQL = { load: LOAD_SQL, record: RECORD_SQL };
+
 /** RECORD_SQL's parameters: one array per column. */
 function recordValues(attempts: AttemptRecord[]): unknown[] {
   const column = <K extends keyof AttemptRecord>(key: K): AttemptRecord[K][] => attempts.map((attempt) => attempt[key]);
