@@ -9,6 +9,7 @@ import { TRANSITION_SQL } from 'src/verifications/verification-transition-sql';
 import { VerificationListService } from 'src/verifications/verification-list.service';
 import { VERIFICATION_DETAIL_SQL, VerificationRepository } from 'src/verifications/verification.repository';
 import { DELIVERY_SQL } from 'src/webhooks/delivery/delivery-store';
+import { WebhookEventsService } from 'src/webhooks/event-log/webhook-events.service';
 import { WebhookEventRepository } from 'src/webhooks/tables/webhook-event.repository';
 
 // npm run sql:snapshots: the statements the service composes from its repositories' fragments, as
@@ -19,12 +20,15 @@ import { WebhookEventRepository } from 'src/webhooks/tables/webhook-event.reposi
 
 const ACCOUNT = '00000000-0000-4000-8000-000000000001';
 
-/** Runs `work` over a query function that records each statement and answers `rows`. */
-async function captured(work: (query: (sql: string) => Promise<unknown[]>) => Promise<unknown>): Promise<string[]> {
+/** Runs `work` over a query function that records each statement and answers `rows` (a count of 0 by default). */
+async function captured(
+  work: (query: (sql: string) => Promise<unknown[]>) => Promise<unknown>,
+  rows: unknown[] = [{ count: 0 }],
+): Promise<string[]> {
   const statements: string[] = [];
   await work(async (sql: string) => {
     statements.push(sql);
-    return [{ count: 0 }];
+    return rows;
   });
   return statements;
 }
@@ -56,7 +60,37 @@ export async function composeAll(): Promise<Map<string, string>> {
   await page('list-first-page', {});
   await page('list-status-and-q', { status: 'approved,rejected', q: 'doe', sort: '-updated_at' });
 
-  const [overdue, , promote, deleteAged, countAged, countExpired] = await captured(async (query) => {
+  // The delivery log reads through its repository only; the service's other collaborators stay unused.
+  const log = async (name: string, query: Record<string, string>) => {
+    const [sql] = await captured(async (read) => {
+      const events = { readPage: read } as unknown as WebhookEventRepository;
+      const unused = undefined as never;
+      const codec = new CursorCodec(Buffer.alloc(32, 1));
+      const service = new WebhookEventsService(
+        unused,
+        events,
+        unused,
+        codec,
+        unused,
+        unused,
+        unused,
+        unused,
+        unused,
+        unused,
+        unused,
+        {
+          webhookMaxInFlightPerAccount: 10,
+        },
+      );
+      await service.list(ACCOUNT, query);
+    }, []);
+    all.set(`webhooks/${name}.sql`, sql);
+  };
+  await log('delivery-log-first-page', {});
+  await log('delivery-log-statuses', { delivery_status: 'failed,held' });
+  await log('delivery-log-verification-statuses', { delivery_status: 'failed', verification_id: ACCOUNT });
+
+  const [overdue, , promote, deleteAged, countAged, countExpired, replay] = await captured(async (query) => {
     const { source, manager } = recordingSource(query);
     const events = new WebhookEventRepository(source, { query } as unknown as PgPool);
     await events.overdue(manager, 3, 500);
@@ -64,7 +98,9 @@ export async function composeAll(): Promise<Map<string, string>> {
     await events.deleteFinishedOlderThan(90, 1_000);
     await events.countFinishedOlderThan(90);
     await new VerificationRepository(source).countExpired(365);
+    await events.startWaitingCyclesMatching(manager, ACCOUNT, 'failed,delivered', [], 1_000);
   });
+  all.set('webhooks/bulk-replay-selection.sql', replay);
   all.set('webhooks/relay-overdue.sql', overdue);
   all.set('webhooks/promote-waiting.sql', promote);
   all.set('retention/delete-aged-events.sql', deleteAged);

@@ -24,10 +24,10 @@ import type { WebhookEvent } from 'src/webhooks/tables/webhook-event.entity';
 import {
   NEWEST_FIRST,
   WebhookEventRepository,
-  deliveryStatusFilter,
+  deliveryLogPageSql,
+  deliveryStatusWalk,
   eventCommitted,
   verificationFilter,
-  webhookEventPageSql,
 } from 'src/webhooks/tables/webhook-event.repository';
 import { toWebhookEventDetail, toWebhookEventResponse } from 'src/webhooks/event-log/webhook-event.mapper';
 import type {
@@ -65,6 +65,7 @@ export class WebhookEventsService {
   }
 
   async list(accountId: string, query: ListWebhookEventsQueryDto): Promise<ListPage<WebhookEventResponseDto>> {
+    const statuses = deliveryStatusWalk(query.delivery_status);
     return keysetList<WebhookEvent, WebhookEventResponseDto>(
       this.cursors,
       {
@@ -72,13 +73,10 @@ export class WebhookEventsService {
         accountId,
         limit: query.limit,
         cursor: query.cursor,
-        filters: [
-          deliveryStatusFilter(query.delivery_status),
-          verificationFilter(query.verification_id?.toLowerCase()),
-        ],
+        filters: [statuses.filter, verificationFilter(query.verification_id?.toLowerCase())],
         ranges: [{ name: 'created', from: query.created_from, to: query.created_to }],
         sort: NEWEST_FIRST,
-        select: webhookEventPageSql,
+        select: deliveryLogPageSql(statuses),
         toJson: toWebhookEventResponse,
       },
       (sql, values) => this.events.readPage(sql, values),
@@ -147,7 +145,6 @@ export class WebhookEventsService {
   async redeliverMany(accountId: string, dto: BulkRedeliverDto): Promise<RedeliveryResponseDto> {
     await this.assertEnabled(accountId);
     const bounds = parseRanges([{ name: 'created', from: dto.created_from, to: dto.created_to }]);
-    const filters = [deliveryStatusFilter(dto.delivery_status)];
     const entryId = uuidv7();
     // The replayed events wait their turn, as released events do: the first ones, as many as the
     // account's window lets through, commit due and are queued; each attempt lets the next through.
@@ -158,7 +155,7 @@ export class WebhookEventsService {
           const started = await this.events.startWaitingCyclesMatching(
             manager,
             accountId,
-            filters,
+            dto.delivery_status,
             bounds,
             MAX_BULK_REDELIVERY,
           );

@@ -14,9 +14,8 @@ import {
 import { SqlParams } from 'src/common/sql-params';
 import type { PgPool } from 'src/database/pg-pool';
 import { onReplica } from 'src/database/read-replica';
-import type { DeliveryJobSource } from 'src/webhooks/tables/event-rows';
+import type { DeliveryJobSource, StreamRead, StreamedEvent } from 'src/webhooks/tables/event-rows';
 import { endpointStateOf, heldGateSql } from 'src/webhooks/tables/webhook-endpoint.repository';
-import type { StreamRead, StreamedEvent } from 'src/webhooks/tables/event-rows';
 import { WebhookEvent } from 'src/webhooks/tables/webhook-event.entity';
 
 const COLUMNS = `id, account_id AS "accountId", verification_id AS "verificationId", type, body, created_at AS "createdAt",
@@ -77,12 +76,12 @@ const NEW_CYCLE_WAITING = NEW_CYCLE.replace('now()', 'NULL');
 // A held event waits for its endpoint: it is never deleted.
 const AGED_EVENTS = `delivery_status <> 'pending' AND delivery_status <> 'held' AND created_at < now() - make_interval(days => $1)`;
 
-/** A stored event of a verification being redacted: its id and the body to rewrite. */
 /** Whether the event `id` is committed: a write that created it, whose answer was lost, did commit. */
 export function eventCommitted(id: string): CommitProbe {
   return async (query) => (await query('SELECT 1 FROM webhook_events WHERE id = $1', [id])).length > 0;
 }
 
+/** A stored event of a verification being redacted: its id and the body to rewrite. */
 export interface StoredEventBody {
   id: string;
   verificationId: string;
@@ -126,22 +125,39 @@ export const NEWEST_FIRST: KeysetSort<WebhookEvent> = {
   at: (row) => row.createdAt,
 };
 
-/** `delivery_status` given as a comma-separated list: the list route's filter and the bulk replay's. */
-export function deliveryStatusFilter(raw: string | undefined): KeysetFilter {
-  return filter(
-    'statuses',
-    parseCommaList(raw),
-    (statuses, params) => `delivery_status = ANY(${params.add(statuses)}::varchar[])`,
-  );
-}
-
 export function verificationFilter(verificationId: string | undefined): KeysetFilter {
   return filter('verificationId', verificationId, (id, params) => `verification_id = ${params.add(id)}`);
 }
 
-/** A delivery-log page's statement, around the WHERE, ORDER BY and LIMIT keysetList built. */
-export function webhookEventPageSql(page: PageSql): string {
-  return `SELECT ${COLUMNS} FROM webhook_events WHERE ${page.where} ${page.orderBy} LIMIT ${page.limit}`;
+/**
+ * `delivery_status` given as a comma-separated list (the delivery log's filter and the bulk replay's),
+ * read whatever the statistics say and however the account's events lie in time: one ordered walk of
+ * (account_id, delivery_status, created_at, id) per status, merged. `= ANY` cannot be read from that
+ * index in created_at order, and PostgreSQL then walks every account's events by time instead.
+ * `filter` binds the cursor to the statuses; `merge(inner, order, limit)` runs `inner` (whose WHERE
+ * has the filter's condition) once per status, or `inner` alone when no status list was given.
+ */
+export function deliveryStatusWalk(raw: string | undefined) {
+  let statuses: string | undefined; // the list's parameter, once the WHERE is built
+  const byStatus = filter('statuses', parseCommaList(raw), (list, params) => {
+    statuses = params.add(list);
+    return 'delivery_status = wanted.status';
+  });
+  const merge = (inner: string, order: string, limit: string) =>
+    statuses === undefined
+      ? inner
+      : `SELECT e.* FROM unnest(${statuses}::varchar[]) AS wanted(status) CROSS JOIN LATERAL (${inner}) e ${order} LIMIT ${limit}`;
+  return { filter: byStatus, merge };
+}
+
+/** A delivery-log page's statement (newest first), around the WHERE, ORDER BY and LIMIT keysetList built. */
+export function deliveryLogPageSql(walk: ReturnType<typeof deliveryStatusWalk>): (page: PageSql) => string {
+  return (page) =>
+    walk.merge(
+      `SELECT ${COLUMNS} FROM webhook_events WHERE ${page.where} ${page.orderBy} LIMIT ${page.limit}`,
+      'ORDER BY e."createdAt" DESC, e.id DESC',
+      page.limit,
+    );
 }
 
 /** The select of due events by id ($1, a uuid[]) with `accountColumns`, the caller's select-list
@@ -234,29 +250,29 @@ export class WebhookEventRepository {
 
   /** Of the events `ids`, those whose account's endpoint is disabled, with the reason. */
   async withDisabledEndpoint(ids: string[]): Promise<Map<string, string>> {
-    const rows = (await this.dataSource.query(
-      `SELECT e.id, ${endpointStateOf('e.account_id')} FROM webhook_events e WHERE e.id = ANY($1::uuid[])`,
-      [ids],
-    )) as { id: string; disabledReason: string | null }[];
+    const sql = `SELECT e.id, ${endpointStateOf('e.account_id')} FROM webhook_events e WHERE e.id = ANY($1::uuid[])`;
+    const rows = (await this.dataSource.query(sql, [ids])) as { id: string; disabledReason: string | null }[];
     return new Map(rows.flatMap((row) => (row.disabledReason ? [[row.id, row.disabledReason] as const] : [])));
   }
 
-  /** A new cycle for up to `limit` of the account's events that match `filters` and `bounds`, oldest first,
+  /** A new cycle for up to `limit` of the account's events in `statuses` (a comma list) and `bounds`, oldest first,
    * skipping rows another transaction holds; the cycles wait their turn, as released events do (`promoteWaiting`). */
   startWaitingCyclesMatching(
     manager: EntityManager,
     accountId: string,
-    filters: KeysetFilter[],
+    statuses: string | undefined,
     bounds: KeysetBounds[],
     limit: number,
   ): Promise<{ id: string }[]> {
     const params = new SqlParams();
-    const where = whereClauses(params, accountId, filters, bounds);
+    const walk = deliveryStatusWalk(statuses);
+    const where = whereClauses(params, accountId, [walk.filter], bounds).join(' AND ');
+    const n = params.add(limit);
+    const oldest = `SELECT id, created_at FROM webhook_events WHERE ${where}
+                     ORDER BY created_at, id LIMIT ${n} FOR UPDATE SKIP LOCKED`;
     return manager.query(
-      `WITH e AS (UPDATE webhook_events SET ${NEW_CYCLE_WAITING}
-                   WHERE id IN (SELECT id FROM webhook_events WHERE ${where.join(' AND ')}
-                                 ORDER BY created_at, id LIMIT ${params.add(limit)} FOR UPDATE SKIP LOCKED)
-                   RETURNING id)
+      `WITH picked AS (${walk.merge(oldest, 'ORDER BY e.created_at, e.id', n)}),
+       e AS (UPDATE webhook_events SET ${NEW_CYCLE_WAITING} WHERE id IN (SELECT id FROM picked) RETURNING id)
        SELECT id FROM e`,
       params.values,
     ) as Promise<{ id: string }[]>;
@@ -268,12 +284,8 @@ export class WebhookEventRepository {
     values: unknown[],
     extra?: string,
   ): Promise<(DeliveryJobSource & Extra)[]> {
-    const rows: (DeliveryJobSource & Extra)[] = await manager.query(
-      `WITH e AS (UPDATE webhook_events SET ${NEW_CYCLE} WHERE ${where} RETURNING *)
-       ${jobSourcesFrom('e', extra)}`,
-      values,
-    );
-    return rows;
+    const sql = `WITH e AS (UPDATE webhook_events SET ${NEW_CYCLE} WHERE ${where} RETURNING *) ${jobSourcesFrom('e', extra)}`;
+    return (await manager.query(sql, values)) as (DeliveryJobSource & Extra)[];
   }
 
   /** The pending events' next attempts are due now: the dashboard's Promote, and the relay's (in its
@@ -311,12 +323,9 @@ export class WebhookEventRepository {
 
   /** The event's cycle fails with `error` and no attempt, if it is still pending. */
   async failCycle(event: { id: string; cycle: number }, error: string): Promise<void> {
-    await this.pool.query(
-      `
-  UPDATE webhook_events SET delivery_status = 'failed', last_error = $3, next_attempt_at = NULL
-   WHERE id = $1 AND cycle = $2 AND delivery_status = 'pending'`,
-      [event.id, event.cycle, error],
-    );
+    const sql = `UPDATE webhook_events SET delivery_status = 'failed', last_error = $3, next_attempt_at = NULL
+      WHERE id = $1 AND cycle = $2 AND delivery_status = 'pending'`;
+    await this.pool.query(sql, [event.id, event.cycle, error]);
   }
 
   // The endpoint's held and released events (see EndpointLifecycle).
@@ -346,13 +355,9 @@ export class WebhookEventRepository {
    * endpoint is disabled (locked as the outbox insert locks it). False when it is not: the endpoint
    * was enabled meanwhile, or the event moved on. */
   async holdIfDisabled(event: { id: string; cycle: number; accountId: string }): Promise<boolean> {
-    const rows = (await this.pool.query(
-      `UPDATE webhook_events SET delivery_status = 'held', next_attempt_at = NULL
-        WHERE id = $1 AND cycle = $2 AND delivery_status = 'pending'
-          AND EXISTS (${heldGateSql('$3::uuid', "'pending'")}) RETURNING 1`,
-      [event.id, event.cycle, event.accountId],
-    )) as unknown[];
-    return rows.length > 0;
+    const sql = `UPDATE webhook_events SET delivery_status = 'held', next_attempt_at = NULL
+      WHERE id = $1 AND cycle = $2 AND delivery_status = 'pending' AND EXISTS (${heldGateSql('$3::uuid', "'pending'")}) RETURNING 1`;
+    return ((await this.pool.query(sql, [event.id, event.cycle, event.accountId])) as unknown[]).length > 0;
   }
 
   /** Makes the account's oldest waiting events (released, replayed, or parked by the worker) due, as
@@ -378,12 +383,9 @@ export class WebhookEventRepository {
 
   /** Accounts with released events waiting their turn, for the sweeper to move on. */
   async accountsWithWaiting(limit: number): Promise<string[]> {
-    const rows = (await this.dataSource.query(
-      `SELECT DISTINCT account_id AS "accountId" FROM webhook_events
-        WHERE delivery_status = 'pending' AND next_attempt_at IS NULL LIMIT $1`,
-      [limit],
-    )) as { accountId: string }[];
-    return rows.map((row) => row.accountId);
+    const sql = `SELECT DISTINCT account_id AS "accountId" FROM webhook_events
+      WHERE delivery_status = 'pending' AND next_attempt_at IS NULL LIMIT $1`;
+    return ((await this.dataSource.query(sql, [limit])) as { accountId: string }[]).map((row) => row.accountId);
   }
 
   /** How many of the account's events are held. */
@@ -398,13 +400,9 @@ export class WebhookEventRepository {
    * so that two erasures touching the same events cannot deadlock each other. (test/retention.e2e-spec.ts
    * finds workers waiting on this statement by its text.) */
   lockBodiesOf(manager: EntityManager, accountIds: string[], verificationIds: string[]): Promise<StoredEventBody[]> {
-    return manager.query(
-      `
-  SELECT id, verification_id AS "verificationId", body FROM webhook_events
-   WHERE account_id = ANY($1::uuid[]) AND verification_id = ANY($2::uuid[])
-   ORDER BY id FOR UPDATE`,
-      [accountIds, verificationIds],
-    );
+    const sql = `SELECT id, verification_id AS "verificationId", body FROM webhook_events
+      WHERE account_id = ANY($1::uuid[]) AND verification_id = ANY($2::uuid[]) ORDER BY id FOR UPDATE`;
+    return manager.query(sql, [accountIds, verificationIds]);
   }
 
   /** The event stream's read, on the primary: up to `limit` events the stream owes (StreamWindow), oldest first. */

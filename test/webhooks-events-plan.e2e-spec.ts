@@ -1,0 +1,119 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Client } from 'pg';
+import { type CreatedAccount, createAccount } from './helpers/factories';
+import { ownDatabase } from './helpers/own-database';
+import { type TestApp, startApp } from './helpers/test-app';
+
+/**
+ * The delivery log filtered by status reads only the caller's own index range, however its events
+ * lie in time and whatever the statistics say: here the big account's failed events sit 85 days
+ * back, behind 54,000 newer events of its own, while the statistics (taken before they moved, with
+ * autovacuum off) still place them among the recent ones. A walk of every account's events by time
+ * (what `delivery_status = ANY(…)` is planned as) would read tens of thousands of rows before the
+ * first match; the statement in sql/webhooks/delivery-log-statuses.sql reads a page per status.
+ */
+const PAGE = 25;
+
+interface PlanNode {
+  'Node Type': string;
+  'Relation Name'?: string;
+  'Index Name'?: string;
+  'Actual Rows': number;
+  'Actual Loops': number;
+  'Rows Removed by Filter'?: number;
+  Plans?: PlanNode[];
+}
+
+const nodesOf = (node: PlanNode): PlanNode[] => [node, ...(node.Plans ?? []).flatMap(nodesOf)];
+
+describe('delivery log by status on a skewed account with stale statistics', () => {
+  let database: { url: string; drop(): Promise<void> };
+  let t: TestApp;
+  let big: CreatedAccount;
+
+  beforeAll(async () => {
+    database = await ownDatabase('log_plan');
+    t = await startApp({ DATABASE_URL: database.url, APP_ROLE: 'api', LOG_LEVEL: 'warn' });
+    big = await createAccount(t, { webhook_url: null });
+    const other = await createAccount(t, { webhook_url: null });
+    await t.db.query('ALTER TABLE webhook_events SET (autovacuum_enabled = false)');
+    // 60,000 events of the big account over the last 10 days, one in ten failed; 40,000 of another.
+    await t.db.query(
+      `INSERT INTO webhook_events (id, account_id, verification_id, type, body, created_at, delivery_status)
+       SELECT gen_random_uuid(), $1, gen_random_uuid(), 'verification.status_changed', '{}',
+              now() - n * interval '14 seconds', CASE WHEN n % 10 = 0 THEN 'failed' ELSE 'delivered' END
+         FROM generate_series(1, 60000) AS n`,
+      [big.id],
+    );
+    await t.db.query(
+      `INSERT INTO webhook_events (id, account_id, verification_id, type, body, created_at, delivery_status)
+       SELECT gen_random_uuid(), $1, gen_random_uuid(), 'verification.status_changed', '{}',
+              now() - n * interval '21 seconds', 'delivered'
+         FROM generate_series(1, 40000) AS n`,
+      [other.id],
+    );
+    await t.db.query('ANALYZE webhook_events');
+    // The outage months ago: the failed events move back, and the statistics do not follow.
+    await t.db.query(
+      `UPDATE webhook_events SET created_at = now() - interval '85 days' - created_at_offset.o
+         FROM (SELECT id, (now() - created_at) AS o FROM webhook_events WHERE account_id = $1 AND delivery_status = 'failed') AS created_at_offset
+        WHERE webhook_events.id = created_at_offset.id`,
+      [big.id],
+    );
+  }, 120_000);
+
+  afterAll(async () => {
+    await t?.kill();
+    await database?.drop();
+  });
+
+  // The seeded events carry no real payload: read with plain fetch, not the OpenAPI-checked client.
+  const page = async (query: string): Promise<{ data: { id: string }[]; next_cursor: string }> => {
+    const res = await fetch(`${t.url}/api/v1/public/kyc/webhook-events?${query}`, {
+      headers: { authorization: `Bearer ${big.secret}` },
+    });
+    expect(res.status).toBe(200);
+    return (await res.json()) as { data: { id: string }[]; next_cursor: string };
+  };
+
+  it('answers the newest failed events, page after page', async () => {
+    const first = await page(`delivery_status=failed&limit=${PAGE}`);
+    const expected = await t.db.query<{ id: string }>(
+      `SELECT id FROM webhook_events WHERE account_id = $1 AND delivery_status = 'failed'
+        ORDER BY created_at DESC, id DESC LIMIT ${2 * PAGE}`,
+      [big.id],
+    );
+    const ids = first.data.map((event) => event.id);
+    expect(ids).toEqual(expected.rows.slice(0, PAGE).map((row) => row.id));
+    const second = await page(`delivery_status=failed&limit=${PAGE}&cursor=${first.next_cursor}`);
+    expect(second.data.map((event) => event.id)).toEqual(expected.rows.slice(PAGE).map((row) => row.id));
+  });
+
+  it('reads one page per status from the account-and-status index, and no other row', async () => {
+    const file = readFileSync(join(__dirname, '..', 'sql', 'webhooks', 'delivery-log-statuses.sql'), 'utf8');
+    const statement = file.slice(file.indexOf('\n') + 1);
+    const client = new Client({ connectionString: database.url });
+    await client.connect();
+    try {
+      const { rows } = await client.query<{ 'QUERY PLAN': { Plan: PlanNode }[] }>(
+        `EXPLAIN (ANALYZE, FORMAT JSON) ${statement}`,
+        [big.id, ['failed', 'held'], PAGE + 1],
+      );
+      const nodes = nodesOf(rows[0]['QUERY PLAN'][0].Plan);
+      const scans = nodes.filter((node) => node['Relation Name'] === 'webhook_events');
+      // Rows the scans read: those they returned and those they read and threw away. At most a
+      // page per status (one more row each, for the next cursor), none thrown away.
+      const read = scans.reduce(
+        (sum, node) => sum + node['Actual Rows'] * node['Actual Loops'] + (node['Rows Removed by Filter'] ?? 0),
+        0,
+      );
+      expect(read).toBeLessThanOrEqual(2 * (PAGE + 1));
+      expect(scans.map((node) => [node['Node Type'], node['Index Name']])).toEqual([
+        ['Index Scan', 'webhook_events_account_status_created_idx'],
+      ]);
+    } finally {
+      await client.end();
+    }
+  });
+});
