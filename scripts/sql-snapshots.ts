@@ -10,6 +10,7 @@ import { VerificationListService } from 'src/verifications/verification-list.ser
 import { VERIFICATION_DETAIL_SQL, VerificationRepository } from 'src/verifications/verification.repository';
 import { DELIVERY_SQL } from 'src/webhooks/delivery/delivery-store';
 import { WebhookEventsService } from 'src/webhooks/event-log/webhook-events.service';
+import { BACKLOG_CAP } from 'src/webhooks/queue/webhook-gauges.service';
 import { WebhookEventRepository } from 'src/webhooks/tables/webhook-event.repository';
 
 // npm run sql:snapshots: the statements the service composes from its repositories' fragments, as
@@ -90,7 +91,7 @@ export async function composeAll(): Promise<Map<string, string>> {
   await log('delivery-log-statuses', { delivery_status: 'failed,held' });
   await log('delivery-log-verification-statuses', { delivery_status: 'failed', verification_id: ACCOUNT });
 
-  const [overdue, , promote, deleteAged, countAged, countExpired, replay] = await captured(async (query) => {
+  const [overdue, , promote, deleteAged, countAged, countExpired, replay, backlog] = await captured(async (query) => {
     const { source, manager } = recordingSource(query);
     const events = new WebhookEventRepository(source, { query } as unknown as PgPool);
     await events.overdue(manager, 3, 500);
@@ -99,8 +100,10 @@ export async function composeAll(): Promise<Map<string, string>> {
     await events.countFinishedOlderThan(90);
     await new VerificationRepository(source).countExpired(365);
     await events.startWaitingCyclesMatching(manager, ACCOUNT, 'failed,delivered', [], 1_000);
+    await events.dueBacklog(BACKLOG_CAP);
   });
   all.set('webhooks/bulk-replay-selection.sql', replay);
+  all.set('webhooks/due-backlog.sql', backlog);
   all.set('webhooks/relay-overdue.sql', overdue);
   all.set('webhooks/promote-waiting.sql', promote);
   all.set('retention/delete-aged-events.sql', deleteAged);

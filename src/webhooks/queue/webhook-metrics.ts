@@ -31,7 +31,7 @@ export const webhookQueueDepth = new Gauge({
 
 export const webhookOutboxBacklog = new Gauge({
   name: 'webhook_outbox_backlog',
-  help: 'Webhook events pending delivery whose next attempt is due',
+  help: 'Webhook events pending delivery whose next attempt is due, counted up to 10000 (10000 means at least that many)',
   registers: [metricsRegistry],
 });
 

@@ -310,13 +310,14 @@ export class WebhookEventRepository {
     );
   }
 
-  /** The outbox backlog: how many pending events are due, and how long the oldest of them has been
-   * due (0 when none is). One walk of webhook_events_due_idx. */
-  async dueBacklog(): Promise<{ count: number; oldestDueSeconds: number }> {
+  /** How many pending events are due, counted up to `cap` (as cheap with a million due), and how long the
+   * oldest has been due (0 when none is; one lookup). Both read webhook_events_due_idx. */
+  async dueBacklog(cap: number): Promise<{ count: number; oldestDueSeconds: number }> {
+    const due = `FROM webhook_events WHERE delivery_status = 'pending' AND next_attempt_at <= now()`;
     const [row] = (await this.dataSource.query(
-      `SELECT count(*)::int AS count,
-              COALESCE(EXTRACT(EPOCH FROM now() - min(next_attempt_at)), 0)::float8 AS "oldestDueSeconds"
-         FROM webhook_events WHERE delivery_status = 'pending' AND next_attempt_at <= now()`,
+      `SELECT (SELECT count(*)::int FROM (SELECT 1 ${due} LIMIT $1) d) AS count, COALESCE((SELECT EXTRACT(EPOCH
+         FROM now() - next_attempt_at) ${due} ORDER BY next_attempt_at LIMIT 1), 0)::float8 AS "oldestDueSeconds"`,
+      [cap],
     )) as { count: number; oldestDueSeconds: number }[];
     return row;
   }
@@ -390,8 +391,8 @@ export class WebhookEventRepository {
 
   /** How many of the account's events are held. */
   async countHeld(accountId: string): Promise<number> {
-    const sql = `SELECT count(*)::int AS count FROM webhook_events WHERE account_id = $1 AND delivery_status = 'held'`;
-    return ((await this.dataSource.query(sql, [accountId])) as { count: number }[])[0].count;
+    const sql = `SELECT count(*)::int AS n FROM webhook_events WHERE account_id = $1 AND delivery_status = 'held'`;
+    return ((await this.dataSource.query(sql, [accountId])) as { n: number }[])[0].n;
   }
 
   // Redaction.
