@@ -96,7 +96,7 @@ export class VerificationRedactor {
       await this.recordErased(manager, redacted, SYSTEM);
       return { count: redacted.length, jobs };
     });
-    this.deliveryQueue.dispatchNew(jobs);
+    this.deliveryQueue.dispatchNew(jobs, 'maintenance');
     return count;
   }
 

@@ -120,7 +120,7 @@ export class WebhookEventsService {
       ),
     );
     if (!event) throw ApiError.notFound('webhook event');
-    this.deliveryQueue.dispatch([event]);
+    this.deliveryQueue.dispatch([event], 'fresh');
     return toWebhookEventResponse(event);
   }
 

@@ -1,4 +1,10 @@
-import { attemptLogLine, deliveryJob, failureReason, formatDelay } from 'src/webhooks/queue/delivery-job';
+import {
+  attemptLogLine,
+  deliveryJob,
+  failureReason,
+  formatDelay,
+  FRESH_PRIORITY,
+} from 'src/webhooks/queue/delivery-job';
 import { type DeliveryJobSource } from 'src/webhooks/tables/event-rows';
 
 const EVENT_ID = '0193a6f2-0000-7000-8000-000000000001';
@@ -35,6 +41,11 @@ describe('deliveryJob', () => {
     });
     // The URL's path and query (which may carry a client's token) stay out of Redis.
     expect(JSON.stringify(job)).not.toContain('token');
+  });
+
+  it('gives a fresh job a priority, which Bull serves before every job without one', () => {
+    expect(deliveryJob(source, 'fresh').opts).toEqual({ jobId: `${EVENT_ID}:2`, priority: FRESH_PRIORITY });
+    expect(deliveryJob(source, 'maintenance').opts).toEqual({ jobId: `${EVENT_ID}:2` });
   });
 
   it("names a test event's job `test`, without its made-up verification id", () => {

@@ -24,8 +24,18 @@ export interface DeliveryJobData {
 export interface DeliveryJob {
   name: string;
   data: DeliveryJobData;
-  opts: { jobId: string };
+  opts: { jobId: string; priority?: number };
 }
+
+/**
+ * Which jobs go first. `fresh`: what a client just did (a status change, a redaction it asked for,
+ * a redelivery of one event, a test event), and their retries. `maintenance`: what the service
+ * or a bulk action produces in quantity (retention's redactions, bulk replays and released events
+ * whose turn came, the relay's backlog). Bull takes a job with a priority before every job without
+ * one, so a fresh job waits behind other fresh jobs only, however many maintenance jobs wait.
+ */
+export type Lane = 'fresh' | 'maintenance';
+export const FRESH_PRIORITY = 1;
 
 export const TEST_JOB_NAME = 'test';
 export const NO_TARGET = 'no webhook_url';
@@ -49,7 +59,7 @@ function changeOf(source: DeliveryJobSource): string | undefined {
   return `${source.previousStatus ?? 'new'} → ${source.status ?? 'unknown'}`;
 }
 
-export function deliveryJob(source: DeliveryJobSource): DeliveryJob {
+export function deliveryJob(source: DeliveryJobSource, lane: Lane = 'maintenance'): DeliveryJob {
   const change = changeOf(source);
   const data: DeliveryJobData = {
     eventId: source.id,
@@ -62,7 +72,7 @@ export function deliveryJob(source: DeliveryJobSource): DeliveryJob {
   return {
     name: source.test ? TEST_JOB_NAME : source.type,
     data,
-    opts: { jobId: deliveryJobId(data) },
+    opts: lane === 'fresh' ? { jobId: deliveryJobId(data), priority: FRESH_PRIORITY } : { jobId: deliveryJobId(data) },
   };
 }
 

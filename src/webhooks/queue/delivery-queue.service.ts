@@ -3,7 +3,7 @@ import type { Queue } from 'bull';
 import { withRedisCause } from 'src/redis/redis-errors';
 import { EventAnnouncer } from 'src/webhooks/queue/event-announcer';
 import { MicroBatcher } from 'src/common/micro-batcher';
-import { deliveryJob, deliveryJobId } from 'src/webhooks/queue/delivery-job';
+import { type Lane, deliveryJob, deliveryJobId } from 'src/webhooks/queue/delivery-job';
 import { type DeliveryJobSource } from 'src/webhooks/tables/event-rows';
 import { DELIVERY_PRODUCER } from 'src/webhooks/queue/webhook-queue.constants';
 import { closeDeliveryQueue } from 'src/webhooks/queue/webhook-queue.factory';
@@ -29,10 +29,10 @@ export class DeliveryQueue implements OnApplicationShutdown {
   ) {}
 
   /** The jobs dispatched in one turn of the event loop go to Redis together (MicroBatcher). */
-  private readonly batches = new MicroBatcher<DeliveryJobSource, void>(
-    async (jobs) => {
-      await this.enqueue(jobs);
-      return jobs.map(() => undefined);
+  private readonly batches = new MicroBatcher<{ job: DeliveryJobSource; lane: Lane }, void>(
+    async (items) => {
+      await this.add(items.map(({ job, lane }) => deliveryJob(job, lane)));
+      return items.map(() => undefined);
     },
     { maxBatch: 500 },
   );
@@ -43,8 +43,8 @@ export class DeliveryQueue implements OnApplicationShutdown {
    * jobs dispatched in one turn of the event loop (concurrent status changes) share one addBulk,
    * sent at the loop's next check phase: no added wait, one Redis round trip for all.
    */
-  dispatch(jobs: DeliveryJobSource[]): void {
-    this.track(jobs, Promise.all(jobs.map((job) => this.batches.submit(job))));
+  dispatch(jobs: DeliveryJobSource[], lane: Lane = 'maintenance'): void {
+    this.track(jobs, Promise.all(jobs.map((job) => this.batches.submit({ job, lane }))));
   }
 
   /**
@@ -73,9 +73,10 @@ export class DeliveryQueue implements OnApplicationShutdown {
     this.inFlight.add(pending);
   }
 
-  /** The jobs of events that were just committed: queued, and every process's event streams woken. */
-  dispatchNew(jobs: DeliveryJobSource[]): void {
-    this.dispatch(jobs);
+  /** The jobs of events that were just committed: queued (a client's own change in the fresh lane,
+   * retention's in the maintenance one), and every process's event streams woken. */
+  dispatchNew(jobs: DeliveryJobSource[], lane: Lane = 'fresh'): void {
+    this.dispatch(jobs, lane);
     this.announcer.announce(jobs.map((job) => job.accountId));
   }
 
@@ -84,8 +85,11 @@ export class DeliveryQueue implements OnApplicationShutdown {
    * addBulk is one MULTI: a refusal (an OOM) surfaces under its own name, not as EXECABORT.
    */
   async enqueue(jobs: DeliveryJobSource[]): Promise<void> {
-    if (jobs.length === 0) return;
-    const bulk = jobs.map(deliveryJob);
+    await this.add(jobs.map((job) => deliveryJob(job)));
+  }
+
+  private async add(bulk: ReturnType<typeof deliveryJob>[]): Promise<void> {
+    if (bulk.length === 0) return;
     const added = await this.queue.addBulk(bulk).catch((error: unknown) => {
       throw withRedisCause(error);
     });
