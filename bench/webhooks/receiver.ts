@@ -49,6 +49,11 @@ export class BenchReceiver {
     return receiver;
   }
 
+  /** How many webhooks arrived since the last collect. */
+  get count(): number {
+    return this.arrivals.length;
+  }
+
   /** Account i's webhook URL. */
   readonly urlFor = (account: number): string =>
     `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/hook/${account}`;
