@@ -21,8 +21,8 @@ function spec(overrides: Partial<KeysetListSpec<Row, string>> = {}): KeysetListS
     accountId: ACCOUNT,
     limit: undefined,
     cursor: undefined,
-    table: 'things',
-    columns: 'id, created_at AS "createdAt"',
+    select: (page) =>
+      `SELECT id, created_at AS "createdAt" FROM things WHERE ${page.where} ${page.orderBy} LIMIT ${page.limit}`,
     filters: [filter('statuses', ['a', 'b'], (statuses, params) => `status = ANY(${params.add(statuses)}::varchar[])`)],
     ranges: [{ name: 'created', from: undefined, to: undefined }],
     sort: { column: 'created_at', direction: 'DESC', at: (r) => r.createdAt },

@@ -58,17 +58,14 @@ export interface KeysetListSpec<Row, Json> {
   accountId: string;
   limit: string | undefined;
   cursor: string | undefined;
-  /** The page's source for the default one-step query; a route whose repository writes its own `select` leaves them out. */
-  table?: string;
-  columns?: string;
   /** In WHERE order, after the account and before the ranges. */
   filters: readonly KeysetFilter[];
   ranges: readonly KeysetRange[];
   sort: KeysetSort<Row>;
   /** Further values the cursor is bound to that are no filter (e.g. the sort parameter). */
   scope?: Record<string, unknown>;
-  /** A route's own page query shape; by default the page's rows in one step. */
-  select?: (page: PageSql) => string;
+  /** The page's statement around the WHERE, ORDER BY and LIMIT built here, written by the route's repository. */
+  select: (page: PageSql) => string;
   toJson: (row: Row) => Json;
 }
 
@@ -123,17 +120,6 @@ export function whereClauses(
   return where;
 }
 
-function oneStep(table: string, columns: string, page: PageSql): string {
-  return `SELECT ${columns} FROM ${table} WHERE ${page.where} ${page.orderBy} LIMIT ${page.limit}`;
-}
-
-function pageQuery<Row, Json>(spec: KeysetListSpec<Row, Json>, page: PageSql): string {
-  if (spec.select) return spec.select(page);
-  if (spec.table === undefined || spec.columns === undefined)
-    throw new Error('a keyset list needs select, or table and columns');
-  return oneStep(spec.table, spec.columns, page);
-}
-
 /**
  * One list page: parse and check the parameters, bind the cursor to the filters, build the WHERE and
  * the keyset condition, read limit + 1 rows through `read`, and shape the page with its next cursor.
@@ -159,7 +145,7 @@ export async function keysetList<Row extends { id: string }, Json>(
     column,
     direction,
   };
-  const sql = pageQuery(spec, page);
+  const sql = spec.select(page);
   const rows = await read(sql, params.values);
   const positionOf = (row: Row) => {
     const value = at(row);
