@@ -1,6 +1,6 @@
-import Redis from 'ioredis';
 import { Client } from 'pg';
 import { testDatabaseServerUrl } from '../../scripts/test-servers';
+import { clearQueueKeys } from './queue-keys';
 
 /** Drops this run's database and its queue keys; never touches anything without "test" in its name. */
 export default async function globalTeardown(): Promise<void> {
@@ -14,23 +14,6 @@ export default async function globalTeardown(): Promise<void> {
     await client.end();
   }
   const prefix = process.env.QUEUE_PREFIX ?? '';
-  if (/test/.test(prefix)) {
-    const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', {
-      lazyConnect: true,
-      maxRetriesPerRequest: 1,
-    });
-    try {
-      await redis.connect();
-      let cursor = '0';
-      do {
-        const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
-        if (keys.length) await redis.del(...keys);
-        cursor = next;
-      } while (cursor !== '0');
-    } catch {
-      // Redis down at teardown: nothing of ours can be left behind that outlives it.
-    } finally {
-      redis.disconnect();
-    }
-  }
+  // Redis down at teardown: nothing of ours can be left behind that outlives it.
+  if (/test/.test(prefix)) await clearQueueKeys(prefix).catch(() => undefined);
 }

@@ -1,5 +1,5 @@
-import Redis from 'ioredis';
 import { Client } from 'pg';
+import { clearQueueKeys } from './queue-keys';
 
 /**
  * Runs before each spec file's own hooks: what earlier spec files left in the run's shared database
@@ -20,17 +20,5 @@ beforeAll(async () => {
   } finally {
     await db.end();
   }
-  const prefix = process.env.QUEUE_PREFIX ?? '';
-  if (!/test/.test(prefix)) throw new Error(`Refusing to clear queue prefix ${prefix}: it does not say test`);
-  const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', { maxRetriesPerRequest: 1 });
-  try {
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
-      if (keys.length) await redis.del(...keys);
-      cursor = next;
-    } while (cursor !== '0');
-  } finally {
-    redis.disconnect();
-  }
+  await clearQueueKeys(process.env.QUEUE_PREFIX ?? '');
 });
