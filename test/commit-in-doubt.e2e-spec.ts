@@ -1,4 +1,7 @@
+import Queue from 'bull';
 import { Client } from 'pg';
+import { DeliveryGaveUp, retryBackoff } from 'src/webhooks/queue/delivery-retry';
+import { DELIVERY_QUEUE, DELIVERY_QUEUE_SETTINGS, RETRY_BACKOFF } from 'src/webhooks/queue/webhook-queue.constants';
 import { createAccount, createVerification, createVerificationInStatus } from './helpers/factories';
 import { migrate } from './helpers/own-database';
 import { waitFor } from './helpers/poll';
@@ -213,6 +216,41 @@ describe('a write whose commit answer is lost', () => {
       'verification.legal_hold_placed',
       'verification.legal_hold_released',
     ]);
+    expect(t.output.join('')).not.toMatch(/internal_error/);
+  }, 60_000);
+
+  it("answers the dashboard's Retry as it went: 204 once the new cycle is found committed", async () => {
+    const account = await createAccount(t, { webhook_url: 'https://hooks.example.com/retry' });
+    const v = await createVerification(t, account.id);
+    await internal(`verifications/${v.id}/transitions`).send({ status: 'processing' }).expect(200);
+    const [event] = await onPrimary<{ id: string }>('SELECT id FROM webhook_events WHERE verification_id = $1', [v.id]);
+    // No worker runs here: a queue of the test's fails the waiting jobs for good, for the Failed tab's Retry.
+    const queue = new Queue(DELIVERY_QUEUE, process.env.REDIS_URL as string, {
+      prefix: process.env.QUEUE_PREFIX,
+      settings: { ...DELIVERY_QUEUE_SETTINGS, backoffStrategies: { [RETRY_BACKOFF]: retryBackoff } },
+    });
+    try {
+      void queue.process('*', async () => {
+        throw new DeliveryGaveUp('gave up after 8 attempts: HTTP 500');
+      });
+      await waitFor(
+        async () => (await queue.getJob(`${event.id}:1`))?.getState(),
+        (state) => state === 'failed',
+        'the cycle job failed',
+      );
+      await queue.close();
+      const basic = Buffer.from(`admin:${t.adminToken}`).toString('base64');
+      await commitsHang(true);
+      const retried = await t.http
+        .put(`/admin/queues/api/queues/${DELIVERY_QUEUE}/${encodeURIComponent(`${event.id}:1`)}/retry`)
+        .set('authorization', `Basic ${basic}`);
+      await commitsHang(false);
+      expect([retried.status, retried.body.error?.details]).toEqual([204, undefined]);
+      const [row] = await onPrimary<{ cycle: number }>('SELECT cycle FROM webhook_events WHERE id = $1', [event.id]);
+      expect(row.cycle).toBe(2);
+    } finally {
+      await queue.close();
+    }
     expect(t.output.join('')).not.toMatch(/internal_error/);
   }, 60_000);
 

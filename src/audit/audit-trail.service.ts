@@ -1,13 +1,14 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import type { Request } from 'express';
-import { DataSource, type EntityManager } from 'typeorm';
+import { v7 as uuidv7 } from 'uuid';
+import type { EntityManager } from 'typeorm';
 import { AuditChainer } from 'src/audit/audit-chainer';
-import { type AuditEntryDraft, AuditEventRepository } from 'src/audit/audit-event.repository';
+import { type AuditEntryDraft, AuditEventRepository, auditEntryCommitted } from 'src/audit/audit-event.repository';
 import type { AuditOutcome, AuditTarget } from 'src/audit/audit-entry';
 import { breakGlassUses } from 'src/audit/audit-metrics';
 import { type AuditSource, currentSource, sourceOf } from 'src/audit/audit-request';
 import { currentRequest } from 'src/common/logging/log-context';
+import { CommitSettler } from 'src/database/commit-settler';
 import type { Actor } from 'src/http/actor';
 
 /** What a caller says about an entry; who, when and from where come from the request being served. */
@@ -36,9 +37,9 @@ export class AuditTrail {
   private readonly logger = new Logger('AuditTrail');
 
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
     private readonly entries: AuditEventRepository,
     private readonly chainer: AuditChainer,
+    private readonly settler: CommitSettler,
   ) {}
 
   /**
@@ -61,7 +62,12 @@ export class AuditTrail {
 
   /** An entry that records no change of its own (a read, an export, a refusal), chained before this returns. */
   async recordAlone(input: AuditEntryInput, source: AuditSource = currentSource()): Promise<void> {
-    await this.dataSource.transaction((manager) => this.record(manager, input, source));
+    // Its own id, chosen here: a lost commit answer is settled by looking for the entry.
+    const entry = { ...input, id: input.id ?? uuidv7() };
+    await this.settler.transaction(
+      (manager) => this.record(manager, entry, source),
+      () => auditEntryCommitted(entry.id),
+    );
     const request = currentRequest();
     await (request ? this.chainer.flushFor(request) : this.chainer.flushQuietly());
   }

@@ -131,7 +131,11 @@ export class WebhookEventsService {
    * endpoint is disabled, with its reason.
    */
   async redeliverForOperator(ids: string[]): Promise<{ jobs: DeliveryJobSource[]; disabled: Map<string, string> }> {
-    const jobs = await this.events.startCyclesOf(this.dataSource.manager, ids);
+    // A lost commit answer is settled by the first new cycle (a Retry answered 503 would be pressed again).
+    const jobs = await this.settler.transaction(
+      (manager) => this.events.startCyclesOf(manager, ids),
+      (started) => (started.length > 0 ? eventCommitted(started[0].id, started[0].cycle) : null),
+    );
     const started = new Set(jobs.map((job) => job.id));
     const disabled = await this.events.withDisabledEndpoint(ids.filter((id) => !started.has(id)));
     return { jobs, disabled };

@@ -76,9 +76,11 @@ const NEW_CYCLE_WAITING = NEW_CYCLE.replace('now()', 'NULL');
 // A held event waits for its endpoint: it is never deleted.
 const AGED_EVENTS = `delivery_status <> 'pending' AND delivery_status <> 'held' AND created_at < now() - make_interval(days => $1)`;
 
-/** Whether the event `id` is committed: a write that created it, whose answer was lost, did commit. */
-export function eventCommitted(id: string): CommitProbe {
-  return async (query) => (await query('SELECT 1 FROM webhook_events WHERE id = $1', [id])).length > 0;
+/** Whether the event `id` (in `cycle` or a later one) is committed: a write that created it, or started that
+ * cycle, whose answer was lost, did commit. */
+export function eventCommitted(id: string, cycle = 1): CommitProbe {
+  return async (query) =>
+    (await query('SELECT 1 FROM webhook_events WHERE id = $1 AND cycle >= $2', [id, cycle])).length > 0;
 }
 
 /** A stored event of a verification being redacted: its id and the body to rewrite. */
@@ -130,12 +132,10 @@ export function verificationFilter(verificationId: string | undefined): KeysetFi
 }
 
 /**
- * `delivery_status` given as a comma-separated list (the delivery log's filter and the bulk replay's),
- * read whatever the statistics say and however the account's events lie in time: one ordered walk of
- * (account_id, delivery_status, created_at, id) per status, merged. `= ANY` cannot be read from that
- * index in created_at order, and PostgreSQL then walks every account's events by time instead.
- * `filter` binds the cursor to the statuses; `merge(inner, order, limit)` runs `inner` (whose WHERE
- * has the filter's condition) once per status, or `inner` alone when no status list was given.
+ * `delivery_status` as a comma list (the delivery log's filter and the bulk replay's), whatever the statistics
+ * and however the events lie in time: one ordered walk of (account_id, delivery_status, created_at, id) per
+ * status, merged (`= ANY` cannot be read from that index in created_at order). `filter` binds the cursor to the
+ * statuses; `merge(inner, order, limit)` runs `inner` (with the filter's condition) once per status, or alone.
  */
 export function deliveryStatusWalk(raw: string | undefined) {
   let statuses: string | undefined; // the list's parameter, once the WHERE is built
