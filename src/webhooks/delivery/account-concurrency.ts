@@ -87,6 +87,11 @@ export class AccountConcurrency {
     return this.releasing.submit({ accountId, member });
   }
 
+  /** Whether the account has a slot free now: fewer than `limit` members not yet expired. */
+  async hasRoom(accountId: string): Promise<boolean> {
+    return (await this.redis.zcount(this.key(accountId), `(${Date.now()}`, '+inf')) < this.limit;
+  }
+
   private waitingKey(accountId: string): string {
     return `${this.key(accountId)}:waiting`;
   }

@@ -22,7 +22,7 @@ export type DeliveryStorePort = Pick<
 /** Disables an endpoint (HTTP 410, long failure) and lets an account's released events through. */
 export type EndpointPort = Pick<EndpointLifecycle, 'disable' | 'advance'>;
 export type WebhookPoster = Pick<WebhookHttpClient, 'post'>;
-export type DeliverySlots = Pick<AccountConcurrency, 'acquire' | 'release'>;
+export type DeliverySlots = Pick<AccountConcurrency, 'acquire' | 'release' | 'hasRoom'>;
 /** Takes the job of an event's previous delivery cycle off the dashboard once a redelivery starts. */
 export type PreviousCycles = Pick<DeliveryQueue, 'retirePreviousCycle'>;
 /** What the processor uses of a Bull job: its data, and its log (the dashboard's attempt history). */

@@ -58,6 +58,8 @@ class Fakes {
   posts: { url: string; headers: Record<string, string>; body: string }[] = [];
   postAnswer: DeliveryResult = response(204, null);
   slotFree = true;
+  /** What hasRoom answers: whether the account has a slot free now. */
+  roomNow = true;
   /** What a release answers: whether a delivery of the account was refused a slot lately. */
   othersWaiting = false;
   parkAnswer = true;
@@ -110,6 +112,7 @@ class Fakes {
   readonly slots: DeliverySlots = {
     acquire: async (_account, member) => this.slotFree && (this.held.add(member), true),
     release: async (_account, member) => (this.held.delete(member), this.othersWaiting),
+    hasRoom: async () => this.roomNow,
   };
 
   readonly previousCycles: PreviousCycles = {
@@ -354,6 +357,18 @@ describe('WebhookDeliveryProcessor', () => {
     // The event moved on meanwhile (delivered by a job of an earlier turn, redelivered): nothing to park.
     fakes.parkAnswer = false;
     await expect(fakes.processor().process(fakes.job())).resolves.toBe('skipped');
+  });
+
+  it('after a parked job completed, lets the next events through only if a slot is free now', async () => {
+    const processor = fakes.processor();
+    fakes.roomNow = false;
+    await processor.afterWaiting('account-1');
+    // Slots still taken (by attempts in flight, or a dead worker's until they expire): their end or
+    // the sweeper lets the events through; advancing now would only park them again.
+    expect(fakes.advances).toEqual([]);
+    fakes.roomNow = true;
+    await processor.afterWaiting('account-1');
+    expect(fakes.advances).toEqual(['account-1']);
   });
 
   it('reports skipped, and does not retry, when the event moved on before its attempt was recorded', async () => {

@@ -110,9 +110,15 @@ export class WebhookDeliveryProcessor {
     return WAITING;
   }
 
-  /** After a job completed as WAITING: the account's next events through, if there is room. */
+  /**
+   * After a job completed as WAITING: the account's next events through, if a slot is free. With
+   * none free, the attempt in flight lets them through as it ends; slots of a worker that died
+   * expire, and the sweeper then does. (Advancing regardless, a dead worker's slots made the next
+   * one spin: promote, refused, park, promote, at full speed until they expired.)
+   */
   async afterWaiting(accountId: string): Promise<void> {
-    await this.advance(accountId);
+    const room = await this.slots.hasRoom(accountId).catch(() => true);
+    if (room) await this.advance(accountId);
   }
 
   /** The endpoint is disabled: nothing is sent, the event waits for it (unless it was enabled meanwhile). */
