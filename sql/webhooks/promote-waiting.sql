@@ -7,8 +7,6 @@ WITH due AS (
         ORDER BY created_at, id LIMIT greatest(0, $2 - (SELECT n FROM due)) FOR UPDATE),
      e AS (UPDATE webhook_events w SET next_attempt_at = now()
             WHERE w.id = ANY (ARRAY(SELECT id FROM next)) RETURNING w.*)
-     SELECT e.id, e.cycle, e.type, e.account_id AS "accountId", e.verification_id AS "verificationId",
-coalesce(p.payload ->> 'test' = 'true', false) AS test, p.payload #>> '{data,previous_status}' AS "previousStatus",
-p.payload #>> '{data,verification,status}' AS status, p.payload #>> '{data,reason}' AS reason,
+     SELECT e.id, e.cycle, e.type, e.account_id AS "accountId", e.verification_id AS "verificationId", e.body,
 (SELECT a.webhook_url FROM accounts a WHERE a.id = e.account_id) AS "webhookUrl"
-FROM e e CROSS JOIN LATERAL (SELECT e.body::jsonb AS payload) p ORDER BY e.created_at, e.id
+FROM e e ORDER BY e.created_at, e.id

@@ -14,9 +14,9 @@ import type { Verification } from 'src/verifications/verification.entity';
 import { VerificationRepository, eraseVerificationsSql } from 'src/verifications/verification.repository';
 import type { VerificationDetailResponseDto } from 'src/verifications/verification-response.dto';
 import { toVerificationDetail, toVerificationResponse } from 'src/verifications/verification.mapper';
-import type { DeliveryJobSource } from 'src/webhooks/tables/event-rows';
+import { type DeliveryJobSource, deliveryJobSource } from 'src/webhooks/tables/event-rows';
 import { redactEventBody, redactEventsCte } from 'src/webhooks/tables/event-redaction';
-import { type RedactionReason, buildOutboxEvent, outboxJobSource } from 'src/webhooks/outbox/outbox-event';
+import { type RedactionReason, buildOutboxEvent } from 'src/webhooks/outbox/outbox-event';
 import { DeliveryQueue } from 'src/webhooks/queue/delivery-queue.service';
 import {
   WebhookEventRepository,
@@ -143,7 +143,7 @@ export class VerificationRedactor {
       params.values,
     );
     verificationsRedacted.inc({ reason }, redacted.length);
-    return { redacted, jobs: built.map((event, i) => outboxJobSource(changes[i], event, due[i].webhookUrl)) };
+    return { redacted, jobs: built.map((event, i) => deliveryJobSource({ ...event, webhookUrl: due[i].webhookUrl })) };
   }
 
   /** One `verification.redacted` entry per verification erased (none for one that already was). */

@@ -4,8 +4,8 @@ import type { TransitionStatements } from 'src/verifications/verification-transi
 import type { Verification } from 'src/verifications/verification.entity';
 import { toVerificationResponse } from 'src/verifications/verification.mapper';
 import type { TransitionVerificationDto } from 'src/verifications/verifications.dto';
-import type { DeliveryJobSource } from 'src/webhooks/tables/event-rows';
-import { buildOutboxEvent, outboxJobSource } from 'src/webhooks/outbox/outbox-event';
+import { type DeliveryJobSource, deliveryJobSource } from 'src/webhooks/tables/event-rows';
+import { buildOutboxEvent } from 'src/webhooks/outbox/outbox-event';
 
 /**
  * Tries of a status change without a lock before the last one, which locks the row and so cannot
@@ -63,5 +63,5 @@ async function tryTransition(
   };
   const built = buildOutboxEvent(change, webhookUrl, next.updatedAt);
   if (!(await statements.write(current, next, built))) return null;
-  return { verification: next, event: outboxJobSource(change, built, webhookUrl) };
+  return { verification: next, event: deliveryJobSource({ ...built, webhookUrl }) };
 }

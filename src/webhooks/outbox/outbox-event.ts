@@ -1,5 +1,4 @@
 import { v7 as uuidv7 } from 'uuid';
-import type { DeliveryJobSource } from 'src/webhooks/tables/event-rows';
 import { WebhookEvent } from 'src/webhooks/tables/webhook-event.entity';
 
 export const STATUS_CHANGED = 'verification.status_changed';
@@ -70,26 +69,4 @@ export function buildOutboxEvent(change: OutboxChange, webhookUrl: string | null
     deliveredAt: null,
     redactedAt: null,
   } satisfies WebhookEvent);
-}
-
-/** What the queue needs of an event just built, taken from its change (the body is not parsed back). */
-export function outboxJobSource(
-  change: OutboxChange,
-  event: WebhookEvent,
-  webhookUrl: string | null,
-): DeliveryJobSource {
-  const { status } = change.verification;
-  const redaction = isRedaction(change);
-  return {
-    id: event.id,
-    cycle: event.cycle,
-    type: event.type,
-    accountId: event.accountId,
-    verificationId: event.verificationId,
-    test: !redaction && change.test === true,
-    previousStatus: redaction ? null : change.previousStatus,
-    status: typeof status === 'string' ? status : null,
-    reason: redaction ? change.reason : null,
-    webhookUrl,
-  };
 }

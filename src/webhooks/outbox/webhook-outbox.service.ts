@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { AccountsService } from 'src/accounts/accounts.service';
-import type { DeliveryJobSource } from 'src/webhooks/tables/event-rows';
-import { type StatusChange, buildOutboxEvent, outboxJobSource } from 'src/webhooks/outbox/outbox-event';
+import { type DeliveryJobSource, deliveryJobSource } from 'src/webhooks/tables/event-rows';
+import { type StatusChange, buildOutboxEvent } from 'src/webhooks/outbox/outbox-event';
 import type { WebhookEvent } from 'src/webhooks/tables/webhook-event.entity';
 import { WebhookEventRepository } from 'src/webhooks/tables/webhook-event.repository';
 
@@ -25,6 +25,6 @@ export class WebhookOutboxService {
     const webhookUrl = await this.accounts.webhookUrl(change.accountId);
     const event = buildOutboxEvent(change, webhookUrl, at);
     await this.events.insert(event, manager);
-    return { event, job: outboxJobSource(change, event, webhookUrl) };
+    return { event, job: deliveryJobSource({ ...event, webhookUrl }) };
   }
 }

@@ -1,6 +1,6 @@
 /** The shapes of webhook_events rows that the repository hands to the queue and to event streams. */
 
-/** An event as the queue needs it: from the change the outbox just wrote, or read back by SQL. */
+/** An event as the queue needs it (see `deliveryJobSource`). */
 export interface DeliveryJobSource {
   id: string;
   cycle: number;
@@ -13,6 +13,54 @@ export interface DeliveryJobSource {
   /** A `verification.redacted` event's reason; null for a status change. */
   reason: string | null;
   webhookUrl: string | null;
+}
+
+/** What the queue reads of an event's row: its columns, its body, and its account's webhook URL. */
+export interface EventForJob {
+  id: string;
+  cycle: number;
+  type: string;
+  accountId: string;
+  verificationId: string;
+  body: string;
+  webhookUrl: string | null;
+}
+
+/** The fields of a payload (as the outbox builds it) that the queue's jobs show. */
+interface JobPayload {
+  test?: unknown;
+  data?: { previous_status?: unknown; reason?: unknown; verification?: { status?: unknown } };
+}
+
+const text = (value: unknown): string | null => (typeof value === 'string' ? value : null);
+
+/**
+ * The one reading of an event for the queue, by its body: for an event the outbox has just built
+ * and for one read back by SQL (the relay, redeliveries, releases), so the two never disagree. A
+ * redacted or hand-written body lacks some fields: they read as null.
+ */
+export function deliveryJobSource(event: EventForJob): DeliveryJobSource {
+  const payload = JSON.parse(event.body) as JobPayload | null;
+  const data = payload?.data;
+  return {
+    id: event.id,
+    cycle: event.cycle,
+    type: event.type,
+    accountId: event.accountId,
+    verificationId: event.verificationId,
+    test: payload?.test === true,
+    previousStatus: text(data?.previous_status),
+    status: text(data?.verification?.status),
+    reason: text(data?.reason),
+    webhookUrl: event.webhookUrl,
+  };
+}
+
+/** A stored event of a verification being redacted: its id and the body to rewrite. */
+export interface StoredEventBody {
+  id: string;
+  verificationId: string;
+  body: string;
 }
 
 /** An event's place in creation order. */

@@ -14,7 +14,14 @@ import {
 import { SqlParams } from 'src/common/sql-params';
 import type { PgPool } from 'src/database/pg-pool';
 import { onReplica } from 'src/database/read-replica';
-import type { DeliveryJobSource, StreamRead, StreamedEvent } from 'src/webhooks/tables/event-rows';
+import {
+  type DeliveryJobSource,
+  type EventForJob,
+  type StreamRead,
+  type StoredEventBody,
+  type StreamedEvent,
+  deliveryJobSource,
+} from 'src/webhooks/tables/event-rows';
 import { endpointStateOf, heldGateSql } from 'src/webhooks/tables/webhook-endpoint.repository';
 import { WebhookEvent } from 'src/webhooks/tables/webhook-event.entity';
 
@@ -54,15 +61,17 @@ function insertGated(v: string): string {
     FROM ${v} LEFT JOIN LATERAL (${heldGateSql('v.account_id', 'v.delivery_status')}) g ON true`;
 }
 
-/** An event read back as the queue needs it, from the webhook_events rows `rows` (its body parsed
- * once, by the lateral `p`), with the given extra columns of `e`: for the sweeper and redeliveries. */
+/** The webhook_events rows `rows` as the queue reads them (`deliveryJobSource`), with the given extra
+ * columns of `e`: for the sweeper, redeliveries and releases. */
 function jobSourcesFrom(rows: string, extra?: string): string {
-  return `SELECT e.id, e.cycle, e.type, e.account_id AS "accountId", e.verification_id AS "verificationId",
-  coalesce(p.payload ->> 'test' = 'true', false) AS test, p.payload #>> '{data,previous_status}' AS "previousStatus",
-  p.payload #>> '{data,verification,status}' AS status, p.payload #>> '{data,reason}' AS reason,
+  return `SELECT e.id, e.cycle, e.type, e.account_id AS "accountId", e.verification_id AS "verificationId", e.body,
   ${webhookUrlOf('e.account_id')} AS "webhookUrl"${extra ? `, ${extra}` : ''}
-  FROM ${rows} e CROSS JOIN LATERAL (SELECT e.body::jsonb AS payload) p`;
+  FROM ${rows} e`;
 }
+
+/** Rows selected by `jobSourcesFrom`, as the jobs to queue (with their extra columns). */
+const jobSources = <Extra extends object>(rows: (EventForJob & Extra)[]): (DeliveryJobSource & Extra)[] =>
+  rows.map((row) => ({ ...row, ...deliveryJobSource(row) }));
 
 /** The first key of the advisory lock that makes one account's promotions one at a time. */
 const RELEASE_LOCK = 7_277_004;
@@ -81,13 +90,6 @@ const AGED_EVENTS = `delivery_status <> 'pending' AND delivery_status <> 'held' 
 export function eventCommitted(id: string, cycle = 1): CommitProbe {
   return async (query) =>
     (await query('SELECT 1 FROM webhook_events WHERE id = $1 AND cycle >= $2', [id, cycle])).length > 0;
-}
-
-/** A stored event of a verification being redacted: its id and the body to rewrite. */
-export interface StoredEventBody {
-  id: string;
-  verificationId: string;
-  body: string;
 }
 
 /** `INSERT INTO webhook_events … SELECT … FROM <source>` with an event's columns as the parameters
@@ -124,7 +126,7 @@ export function waitingEventsOf(accountId: string): string {
 export const NEWEST_FIRST: KeysetSort<WebhookEvent> = {
   column: 'created_at',
   direction: 'DESC',
-  at: (row) => row.createdAt,
+  at: (r) => r.createdAt,
 };
 
 export function verificationFilter(verificationId: string | undefined): KeysetFilter {
@@ -200,10 +202,9 @@ export function rewriteEventBodiesSql(ids: string, events: { body: string; at: D
      WHERE e.id = r.id`;
 }
 
-/** Every statement on `webhook_events`. Methods take the caller's transaction where they are part of
- * one, or return a fragment (SQL text and the order of its parameters) that the caller composes
- * into its single statement: the status change's and the redaction's outbox inserts, the delivery
- * worker's batched load and record. */
+/** Every statement on `webhook_events`. Methods take the caller's transaction where they are part of one, or
+ * return a fragment (SQL text and the order of its parameters) that the caller composes into its single
+ * statement: the status change's and the redaction's outbox inserts, the delivery worker's load and record. */
 export class WebhookEventRepository {
   constructor(
     private readonly dataSource: DataSource,
@@ -285,7 +286,7 @@ export class WebhookEventRepository {
     extra?: string,
   ): Promise<(DeliveryJobSource & Extra)[]> {
     const sql = `WITH e AS (UPDATE webhook_events SET ${NEW_CYCLE} WHERE ${where} RETURNING *) ${jobSourcesFrom('e', extra)}`;
-    return (await manager.query(sql, values)) as (DeliveryJobSource & Extra)[];
+    return jobSources((await manager.query(sql, values)) as (EventForJob & Extra)[]);
   }
 
   /** The pending events' next attempts are due now: the dashboard's Promote, and the relay's (in its
@@ -301,13 +302,14 @@ export class WebhookEventRepository {
 
   /** Up to `limit` pending events due over `overdueSeconds` ago (caller's transaction), accounts in turn: each one's
    * most overdue, then each one's second…, so one account's backlog never fills a relay pass. */
-  overdue(manager: EntityManager, overdueSeconds: number, limit: number): Promise<DeliveryJobSource[]> {
-    return manager.query(
+  async overdue(manager: EntityManager, overdueSeconds: number, limit: number): Promise<DeliveryJobSource[]> {
+    const rows = await manager.query(
       `${jobSourcesFrom(`(SELECT w.*, row_number() OVER (PARTITION BY w.account_id ORDER BY w.next_attempt_at) AS turn
            FROM webhook_events w WHERE w.delivery_status = 'pending' AND w.next_attempt_at < now() - make_interval(secs => $1))`)}
         ORDER BY e.turn, e.next_attempt_at LIMIT $2`,
       [overdueSeconds, limit],
     );
+    return jobSources(rows as EventForJob[]);
   }
 
   /** How many pending events are due, counted up to `cap` (as cheap with a million due), and how long the
@@ -368,7 +370,7 @@ export class WebhookEventRepository {
    * a release of many events costs the same per event as one of a few. */
   async promoteWaiting(manager: EntityManager, accountId: string, window: number): Promise<DeliveryJobSource[]> {
     await manager.query(`SELECT pg_advisory_xact_lock(${RELEASE_LOCK}, hashtext($1))`, [accountId]);
-    return manager.query(
+    const rows = await manager.query(
       `WITH due AS (
          SELECT count(*)::int AS n FROM webhook_events
           WHERE account_id = $1 AND delivery_status = 'pending' AND next_attempt_at <= statement_timestamp()),
@@ -379,7 +381,8 @@ export class WebhookEventRepository {
               WHERE w.id = ANY (ARRAY(SELECT id FROM next)) RETURNING w.*)
        ${jobSourcesFrom('e')} ORDER BY e.created_at, e.id`,
       [accountId, window],
-    ) as Promise<DeliveryJobSource[]>;
+    );
+    return jobSources(rows as EventForJob[]);
   }
 
   /** Accounts with released events waiting their turn, for the sweeper to move on. */
@@ -397,9 +400,8 @@ export class WebhookEventRepository {
 
   // Redaction.
 
-  /** The bodies of every event of the given verifications (of the given accounts), locked in id order
-   * so that two erasures touching the same events cannot deadlock each other. (test/retention.e2e-spec.ts
-   * finds workers waiting on this statement by its text.) */
+  /** The bodies of every event of the given verifications (of the given accounts), locked in id order so two
+   * erasures cannot deadlock each other (test/retention.e2e-spec.ts finds workers waiting on it by its text). */
   lockBodiesOf(manager: EntityManager, accountIds: string[], verificationIds: string[]): Promise<StoredEventBody[]> {
     const sql = `SELECT id, verification_id AS "verificationId", body FROM webhook_events
       WHERE account_id = ANY($1::uuid[]) AND verification_id = ANY($2::uuid[]) ORDER BY id FOR UPDATE`;
@@ -425,9 +427,8 @@ export class WebhookEventRepository {
 
   // Retention.
 
-  /** Deletes up to `limit` finished (delivered or failed) events created more than `days` ago, oldest
-   * first, with their attempts. Rows another transaction holds (a redelivery starting) are skipped;
-   * a row that became pending meanwhile is kept. */
+  /** Deletes up to `limit` finished (delivered or failed) events created over `days` ago, oldest first, with their
+   * attempts; rows another transaction holds (a redelivery starting) are skipped, one now pending is kept. */
   async deleteFinishedOlderThan(days: number, limit: number): Promise<number> {
     const [row] = (await this.dataSource.query(
       `WITH aged AS (
