@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import puppeteer, { type Browser, type BrowserContext, type Page } from 'puppeteer-core';
-import { CHROMIUM_MISSING, findChromium, inCi } from './helpers/chromium';
+import { findChromium, withoutChromium } from './helpers/chromium';
 import { createAccount, createVerificationInStatus, type CreatedAccount } from './helpers/factories';
 import { DASHBOARD_CLIENT, startIssuer, type TestIssuer } from './helpers/oidc-issuer';
 import { waitFor } from './helpers/poll';
@@ -28,17 +28,12 @@ interface AuditJson {
 }
 
 describe('queue dashboard: operators signed in with a real browser', () => {
-  if (!chromium) {
-    if (inCi()) {
-      it('has a Chromium to run in', () => {
-        throw new Error(`CI must run the dashboard login browser test: ${CHROMIUM_MISSING}`);
-      });
-    } else {
-      it.skip('a viewer sees the Failed tab and is refused Retry; an operator retries, and the trail names both', () =>
-        undefined);
-    }
+  if (
+    withoutChromium(chromium, 'dashboard login browser test', [
+      'a viewer sees the Failed tab and is refused Retry; an operator retries, and the trail names both',
+    ])
+  )
     return;
-  }
 
   let issuer: TestIssuer;
   let t: TestApp;

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
-import { CHROMIUM_MISSING, findChromium, inCi } from './helpers/chromium';
+import { findChromium, withoutChromium } from './helpers/chromium';
 import { createAccount, createVerificationInStatus } from './helpers/factories';
 import { TestApp, startApp } from './helpers/test-app';
 import { WebhookReceiver } from './helpers/webhook-receiver';
@@ -21,10 +21,6 @@ const REASON = 'gave up after 3 attempts: HTTP 500';
 const JOB_LINK = `a[href*="/queue/${QUEUE}/"]`;
 const SCREENSHOT_DIR = resolve(process.env.SCREENSHOT_DIR || join(tmpdir(), 'kyc-dashboard-screenshots'));
 const chromium = findChromium();
-
-if (!chromium && !inCi()) {
-  console.warn(`\n!!! The queue dashboard browser test did NOT run (skipped): ${CHROMIUM_MISSING} !!!\n`);
-}
 
 function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -106,19 +102,13 @@ async function screenshot(page: Page, name: string): Promise<string> {
 }
 
 describe('queue dashboard in a real browser', () => {
-  if (!chromium) {
-    if (inCi()) {
-      it('has a Chromium to run in', () => {
-        throw new Error(`CI must run the queue dashboard browser test: ${CHROMIUM_MISSING}`);
-      });
-    } else {
-      it.skip('shows a dead delivery on the Failed tab with its reason and data, and its attempts in the job log', () =>
-        undefined);
-      it.skip('refuses a form that a page of another site auto-submits with the cached credentials, and Retry on the dashboard still works', () =>
-        undefined);
-    }
+  if (
+    withoutChromium(chromium, 'queue dashboard browser test', [
+      'shows a dead delivery on the Failed tab with its reason and data, and its attempts in the job log',
+      'refuses a form that a page of another site auto-submits with the cached credentials, and Retry on the dashboard still works',
+    ])
+  )
     return;
-  }
 
   let t: TestApp | undefined;
   let receiver: WebhookReceiver | undefined;

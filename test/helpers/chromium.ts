@@ -33,3 +33,21 @@ export function findChromium(env: NodeJS.ProcessEnv = process.env): string | und
 export function inCi(env: NodeJS.ProcessEnv = process.env): boolean {
   return Boolean(env.CI) && env.CI !== 'false' && env.CI !== '0';
 }
+
+/**
+ * Without a Chromium, registers in the calling `describe` what stands for the browser tests `titles`
+ * of `suite`: one failing test in CI (which must never pass by skipping them), the tests skipped with
+ * a warning elsewhere. True when the caller registers nothing else.
+ */
+export function withoutChromium(chromium: string | undefined, suite: string, titles: string[]): boolean {
+  if (chromium) return false;
+  if (inCi()) {
+    it('has a Chromium to run in', () => {
+      throw new Error(`CI must run the ${suite}: ${CHROMIUM_MISSING}`);
+    });
+  } else {
+    console.warn(`\n!!! The ${suite} did NOT run (skipped): ${CHROMIUM_MISSING} !!!\n`);
+    for (const title of titles) it.skip(title, () => undefined);
+  }
+  return true;
+}
