@@ -1,6 +1,6 @@
 import Queue from 'bull';
 import { Client } from 'pg';
-import { DeliveryGaveUp, retryBackoff } from 'src/webhooks/queue/delivery-retry';
+import { DeliveryGaveUp, DeliveryRetry, retryBackoff } from 'src/webhooks/queue/delivery-retry';
 import { DELIVERY_QUEUE, DELIVERY_QUEUE_SETTINGS, RETRY_BACKOFF } from 'src/webhooks/queue/webhook-queue.constants';
 import { createAccount, createVerification, createVerificationInStatus } from './helpers/factories';
 import { migrate } from './helpers/own-database';
@@ -248,6 +248,53 @@ describe('a write whose commit answer is lost', () => {
       expect([retried.status, retried.body.error?.details]).toEqual([204, undefined]);
       const [row] = await onPrimary<{ cycle: number }>('SELECT cycle FROM webhook_events WHERE id = $1', [event.id]);
       expect(row.cycle).toBe(2);
+    } finally {
+      await queue.close();
+    }
+    expect(t.output.join('')).not.toMatch(/internal_error/);
+  }, 60_000);
+
+  it("answers the dashboard's Promote as it went: 204, the attempt due now and its job promoted", async () => {
+    const account = await createAccount(t, { webhook_url: 'https://hooks.example.com/promote' });
+    const v = await createVerification(t, account.id);
+    await internal(`verifications/${v.id}/transitions`).send({ status: 'processing' }).expect(200);
+    const [event] = await onPrimary<{ id: string }>('SELECT id FROM webhook_events WHERE verification_id = $1', [v.id]);
+    // No worker runs here: a queue of the test's puts the job off for an hour, as a retry would, and
+    // the event's next attempt is an hour away: the Delayed tab's Promote.
+    const queue = new Queue(DELIVERY_QUEUE, process.env.REDIS_URL as string, {
+      prefix: process.env.QUEUE_PREFIX,
+      settings: { ...DELIVERY_QUEUE_SETTINGS, backoffStrategies: { [RETRY_BACKOFF]: retryBackoff } },
+    });
+    try {
+      void queue.process('*', async () => {
+        throw new DeliveryRetry(3_600_000, 'HTTP 500: next attempt in 1h');
+      });
+      await waitFor(
+        async () => (await queue.getJob(`${event.id}:1`))?.getState(),
+        (state) => state === 'delayed',
+        'the cycle job delayed',
+      );
+      await queue.close();
+      await onPrimary("UPDATE webhook_events SET next_attempt_at = now() + interval '1 hour' WHERE id = $1", [
+        event.id,
+      ]);
+      const basic = Buffer.from(`admin:${t.adminToken}`).toString('base64');
+      await commitsHang(true);
+      const promoted = await t.http
+        .put(`/admin/queues/api/queues/${DELIVERY_QUEUE}/${encodeURIComponent(`${event.id}:1`)}/promote`)
+        .set('authorization', `Basic ${basic}`);
+      await commitsHang(false);
+      expect([promoted.status, promoted.body.error?.details]).toEqual([204, undefined]);
+      const [row] = await onPrimary<{ due: boolean }>(
+        'SELECT next_attempt_at <= now() AS due FROM webhook_events WHERE id = $1',
+        [event.id],
+      );
+      expect(row.due).toBe(true);
+      const job = await new Queue(DELIVERY_QUEUE, process.env.REDIS_URL as string, {
+        prefix: process.env.QUEUE_PREFIX,
+      }).getJob(`${event.id}:1`);
+      expect(await job?.getState()).toBe('waiting');
+      await job?.queue.close();
     } finally {
       await queue.close();
     }

@@ -124,28 +124,6 @@ export class WebhookEventsService {
     return toWebhookEventResponse(event);
   }
 
-  /**
-   * The queue dashboard's Retry: the same new cycle as the redeliver route, for any account's
-   * events (an operator's action). Returns the jobs of the new cycles, for the caller to queue and
-   * wait on (ids that match no event are left out), and the ids refused because their account's
-   * endpoint is disabled, with its reason.
-   */
-  async redeliverForOperator(ids: string[]): Promise<{ jobs: DeliveryJobSource[]; disabled: Map<string, string> }> {
-    // A lost commit answer is settled by the first new cycle (a Retry answered 503 would be pressed again).
-    const jobs = await this.settler.transaction(
-      (manager) => this.events.startCyclesOf(manager, ids),
-      (started) => (started.length > 0 ? eventCommitted(started[0].id, started[0].cycle) : null),
-    );
-    const started = new Set(jobs.map((job) => job.id));
-    const disabled = await this.events.withDisabledEndpoint(ids.filter((id) => !started.has(id)));
-    return { jobs, disabled };
-  }
-
-  /** The dashboard's Promote: the pending event's next attempt is due now. */
-  async attemptNow(refs: { eventId: string; cycle: number }[]): Promise<void> {
-    await this.events.attemptNow(refs);
-  }
-
   async redeliverMany(accountId: string, dto: BulkRedeliverDto): Promise<RedeliveryResponseDto> {
     await this.assertEnabled(accountId);
     const bounds = parseRanges([{ name: 'created', from: dto.created_from, to: dto.created_to }]);

@@ -92,6 +92,12 @@ export function eventCommitted(id: string, cycle = 1): CommitProbe {
     (await query('SELECT 1 FROM webhook_events WHERE id = $1 AND cycle >= $2', [id, cycle])).length > 0;
 }
 
+/** Whether a Promote of the event `id`'s `cycle` holds, committed or not: the cycle no longer waits for a later attempt. */
+export function promoteHolds(id: string, cycle: number): CommitProbe {
+  const sql = `SELECT 1 FROM webhook_events WHERE id = $1 AND NOT (cycle = $2 AND delivery_status = 'pending' AND next_attempt_at > now())`;
+  return async (query) => (await query(sql, [id, cycle])).length > 0;
+}
+
 /** `INSERT INTO webhook_events … SELECT … FROM <source>` with an event's columns as the parameters
  * $first, $first + 1, …, bound to `outboxEventValues(event)`: a statement for the caller's CTE that
  * writes the event once per row of `source`, so it commits with the change that produced it, in the
@@ -231,16 +237,11 @@ export class WebhookEventRepository {
   // New delivery cycles and due times.
 
   /** A new cycle for the account's event, read back as its job and its row; none when there is no such event. */
-  async startCycleForAccount(
-    manager: EntityManager,
-    accountId: string,
-    id: string,
-  ): Promise<(DeliveryJobSource & WebhookEvent)[]> {
-    return this.startCycles(manager, 'id = $1 AND account_id = $2', [id, accountId], COLUMNS);
+  startCycleForAccount(manager: EntityManager, accountId: string, id: string) {
+    return this.startCycles<WebhookEvent>(manager, 'id = $1 AND account_id = $2', [id, accountId], COLUMNS);
   }
 
-  /** A new cycle for each of the events (any account's) whose endpoint is not disabled, read back as
-   * the jobs to queue. */
+  /** A new cycle for each of the events (any account's) whose endpoint is not disabled, as the jobs to queue. */
   startCyclesOf(manager: EntityManager, ids: string[]): Promise<DeliveryJobSource[]> {
     return this.startCycles(
       manager,
@@ -289,8 +290,7 @@ export class WebhookEventRepository {
     return jobSources((await manager.query(sql, values)) as (EventForJob & Extra)[]);
   }
 
-  /** The pending events' next attempts are due now: the dashboard's Promote, and the relay's (in its
-   * transaction), so that its next pass takes the next overdue events. */
+  /** The pending events' next attempts due now: the dashboard's Promote; the relay's, so its next pass takes the next. */
   async attemptNow(refs: { eventId: string; cycle: number }[], manager = this.dataSource.manager): Promise<void> {
     await manager.query(
       `UPDATE webhook_events e SET next_attempt_at = now()
