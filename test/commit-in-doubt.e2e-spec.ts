@@ -219,82 +219,67 @@ describe('a write whose commit answer is lost', () => {
     expect(t.output.join('')).not.toMatch(/internal_error/);
   }, 60_000);
 
-  it("answers the dashboard's Retry as it went: 204 once the new cycle is found committed", async () => {
-    const account = await createAccount(t, { webhook_url: 'https://hooks.example.com/retry' });
-    const v = await createVerification(t, account.id);
-    await internal(`verifications/${v.id}/transitions`).send({ status: 'processing' }).expect(200);
-    const [event] = await onPrimary<{ id: string }>('SELECT id FROM webhook_events WHERE verification_id = $1', [v.id]);
-    // No worker runs here: a queue of the test's fails the waiting jobs for good, for the Failed tab's Retry.
-    const queue = new Queue(DELIVERY_QUEUE, process.env.REDIS_URL as string, {
+  /** A queue of the test's on the service's delivery queue (no worker runs here). */
+  const testQueue = () =>
+    new Queue(DELIVERY_QUEUE, process.env.REDIS_URL as string, {
       prefix: process.env.QUEUE_PREFIX,
       settings: { ...DELIVERY_QUEUE_SETTINGS, backoffStrategies: { [RETRY_BACKOFF]: retryBackoff } },
     });
+  /** A status change's first delivery job, run once by the test's queue, which throws `error`: the event's id, once
+   * the job is `state` (the Failed tab's, or the Delayed tab's). */
+  const firstJobEnded = async (error: Error, state: 'failed' | 'delayed'): Promise<string> => {
+    const account = await createAccount(t, { webhook_url: 'https://hooks.example.com/dashboard' });
+    const v = await createVerification(t, account.id);
+    await internal(`verifications/${v.id}/transitions`).send({ status: 'processing' }).expect(200);
+    const [event] = await onPrimary<{ id: string }>('SELECT id FROM webhook_events WHERE verification_id = $1', [v.id]);
+    const queue = testQueue();
     try {
       void queue.process('*', async () => {
-        throw new DeliveryGaveUp('gave up after 8 attempts: HTTP 500');
+        throw error;
       });
-      await waitFor(
-        async () => (await queue.getJob(`${event.id}:1`))?.getState(),
-        (state) => state === 'failed',
-        'the cycle job failed',
-      );
-      await queue.close();
-      const basic = Buffer.from(`admin:${t.adminToken}`).toString('base64');
-      await commitsHang(true);
-      const retried = await t.http
-        .put(`/admin/queues/api/queues/${DELIVERY_QUEUE}/${encodeURIComponent(`${event.id}:1`)}/retry`)
-        .set('authorization', `Basic ${basic}`);
-      await commitsHang(false);
-      expect([retried.status, retried.body.error?.details]).toEqual([204, undefined]);
-      const [row] = await onPrimary<{ cycle: number }>('SELECT cycle FROM webhook_events WHERE id = $1', [event.id]);
-      expect(row.cycle).toBe(2);
+      const job = async () => (await queue.getJob(`${event.id}:1`))?.getState();
+      await waitFor(job, (now) => now === state, `the cycle job ${state}`);
     } finally {
       await queue.close();
     }
+    return event.id;
+  };
+  /** The dashboard's button on the event's first job, pressed while every COMMIT hangs. */
+  const pressWhileCommitsHang = async (eventId: string, button: 'retry' | 'promote') => {
+    const basic = Buffer.from(`admin:${t.adminToken}`).toString('base64');
+    await commitsHang(true);
+    try {
+      return await t.http
+        .put(`/admin/queues/api/queues/${DELIVERY_QUEUE}/${encodeURIComponent(`${eventId}:1`)}/${button}`)
+        .set('authorization', `Basic ${basic}`);
+    } finally {
+      await commitsHang(false);
+    }
+  };
+
+  it("answers the dashboard's Retry as it went: 204 once the new cycle is found committed", async () => {
+    const id = await firstJobEnded(new DeliveryGaveUp('gave up after 8 attempts: HTTP 500'), 'failed');
+    const retried = await pressWhileCommitsHang(id, 'retry');
+    expect([retried.status, retried.body.error?.details]).toEqual([204, undefined]);
+    const [row] = await onPrimary<{ cycle: number }>('SELECT cycle FROM webhook_events WHERE id = $1', [id]);
+    expect(row.cycle).toBe(2);
     expect(t.output.join('')).not.toMatch(/internal_error/);
   }, 60_000);
 
   it("answers the dashboard's Promote as it went: 204, the attempt due now and its job promoted", async () => {
-    const account = await createAccount(t, { webhook_url: 'https://hooks.example.com/promote' });
-    const v = await createVerification(t, account.id);
-    await internal(`verifications/${v.id}/transitions`).send({ status: 'processing' }).expect(200);
-    const [event] = await onPrimary<{ id: string }>('SELECT id FROM webhook_events WHERE verification_id = $1', [v.id]);
-    // No worker runs here: a queue of the test's puts the job off for an hour, as a retry would, and
-    // the event's next attempt is an hour away: the Delayed tab's Promote.
-    const queue = new Queue(DELIVERY_QUEUE, process.env.REDIS_URL as string, {
-      prefix: process.env.QUEUE_PREFIX,
-      settings: { ...DELIVERY_QUEUE_SETTINGS, backoffStrategies: { [RETRY_BACKOFF]: retryBackoff } },
-    });
+    // Put off for an hour, as a retry would, with the event's next attempt an hour away: the Delayed tab's Promote.
+    const id = await firstJobEnded(new DeliveryRetry(3_600_000, 'HTTP 500: next attempt in 1h'), 'delayed');
+    await onPrimary("UPDATE webhook_events SET next_attempt_at = now() + interval '1 hour' WHERE id = $1", [id]);
+    const promoted = await pressWhileCommitsHang(id, 'promote');
+    expect([promoted.status, promoted.body.error?.details]).toEqual([204, undefined]);
+    const [row] = await onPrimary<{ due: boolean }>(
+      'SELECT next_attempt_at <= now() AS due FROM webhook_events WHERE id = $1',
+      [id],
+    );
+    expect(row.due).toBe(true);
+    const queue = testQueue();
     try {
-      void queue.process('*', async () => {
-        throw new DeliveryRetry(3_600_000, 'HTTP 500: next attempt in 1h');
-      });
-      await waitFor(
-        async () => (await queue.getJob(`${event.id}:1`))?.getState(),
-        (state) => state === 'delayed',
-        'the cycle job delayed',
-      );
-      await queue.close();
-      await onPrimary("UPDATE webhook_events SET next_attempt_at = now() + interval '1 hour' WHERE id = $1", [
-        event.id,
-      ]);
-      const basic = Buffer.from(`admin:${t.adminToken}`).toString('base64');
-      await commitsHang(true);
-      const promoted = await t.http
-        .put(`/admin/queues/api/queues/${DELIVERY_QUEUE}/${encodeURIComponent(`${event.id}:1`)}/promote`)
-        .set('authorization', `Basic ${basic}`);
-      await commitsHang(false);
-      expect([promoted.status, promoted.body.error?.details]).toEqual([204, undefined]);
-      const [row] = await onPrimary<{ due: boolean }>(
-        'SELECT next_attempt_at <= now() AS due FROM webhook_events WHERE id = $1',
-        [event.id],
-      );
-      expect(row.due).toBe(true);
-      const job = await new Queue(DELIVERY_QUEUE, process.env.REDIS_URL as string, {
-        prefix: process.env.QUEUE_PREFIX,
-      }).getJob(`${event.id}:1`);
-      expect(await job?.getState()).toBe('waiting');
-      await job?.queue.close();
+      expect(await (await queue.getJob(`${id}:1`))?.getState()).toBe('waiting');
     } finally {
       await queue.close();
     }

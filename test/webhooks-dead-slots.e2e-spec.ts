@@ -1,4 +1,4 @@
-import { type CreatedAccount, createAccount } from './helpers/factories';
+import { type CreatedAccount, createAccount, insertHeldEvents } from './helpers/factories';
 import { waitFor } from './helpers/poll';
 import { type TestApp, startApp } from './helpers/test-app';
 import { WebhookReceiver } from './helpers/webhook-receiver';
@@ -51,13 +51,7 @@ describe('a worker killed with deliveries in flight', () => {
   it('leaves the next worker waiting quietly for its slots, then delivers everything', async () => {
     const account = await createAccount(t, { webhook_url: receiver.url });
     expect((await t.http.patch(ENDPOINT).set(as(account)).send({ status: 'disabled' })).status).toBe(200);
-    await t.db.query(
-      `INSERT INTO webhook_events (id, account_id, verification_id, type, body, created_at, delivery_status)
-       SELECT gen_random_uuid(), $1, gen_random_uuid(), 'verification.status_changed', '{}',
-              now() - interval '1 hour' + n * interval '1 ms', 'held'
-         FROM generate_series(1, $2::int) AS n`,
-      [account.id, EVENTS],
-    );
+    await insertHeldEvents(t, account.id, EVENTS, '1 hour');
     expect((await t.http.patch(ENDPOINT).set(as(account)).send({ status: 'enabled' })).status).toBe(200);
     await receiver.waitFor((requests) => requests.length >= 2, 20_000, 'two deliveries hanging');
 

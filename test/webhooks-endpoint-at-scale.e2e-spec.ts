@@ -1,5 +1,5 @@
 import type { Test } from 'supertest';
-import { type CreatedAccount, createAccount } from './helpers/factories';
+import { type CreatedAccount, createAccount, insertHeldEvents } from './helpers/factories';
 import { waitFor } from './helpers/poll';
 import { type TestApp, startApp } from './helpers/test-app';
 import { WebhookReceiver } from './helpers/webhook-receiver';
@@ -49,13 +49,7 @@ describe('webhook endpoint changes at any size', () => {
   it('enables with 100,000 held and disables with 100,000 pending at once; the rest follows in batches, across a restart', async () => {
     const account = await createAccount(t, { webhook_url: receiver.url });
     expect((await as(account, t.http.patch(ENDPOINT)).send({ status: 'disabled' })).status).toBe(200);
-    await t.db.query(
-      `INSERT INTO webhook_events (id, account_id, verification_id, type, body, created_at, delivery_status)
-       SELECT gen_random_uuid(), $1, gen_random_uuid(), 'verification.status_changed', '{}',
-              now() - interval '1 day' + n * interval '1 ms', 'held'
-         FROM generate_series(1, $2::int) AS n`,
-      [account.id, EVENTS],
-    );
+    await insertHeldEvents(t, account.id, EVENTS, '1 day');
     await t.db.query('ANALYZE webhook_events');
     expect(await heldCount(account)).toBe(EVENTS);
 

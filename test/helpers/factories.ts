@@ -79,3 +79,18 @@ export async function createVerificationInStatus(
   if (status === 'processing') return v;
   return transition(t, v.id, status === 'rejected' ? { status, rejection_reasons: ['other'] } : { status });
 }
+
+/**
+ * `count` events of the account written straight into webhook_events as `held` (its endpoint must be
+ * disabled), created a millisecond apart from `ago` before now, oldest first: an endpoint's backlog at
+ * any size without as many status changes.
+ */
+export async function insertHeldEvents(t: TestApp, accountId: string, count: number, ago: string): Promise<void> {
+  await t.db.query(
+    `INSERT INTO webhook_events (id, account_id, verification_id, type, body, created_at, delivery_status)
+     SELECT gen_random_uuid(), $1, gen_random_uuid(), 'verification.status_changed', '{}',
+            now() - $3::interval + n * interval '1 ms', 'held'
+       FROM generate_series(1, $2::int) AS n`,
+    [accountId, count, ago],
+  );
+}
