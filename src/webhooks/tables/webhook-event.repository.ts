@@ -132,7 +132,7 @@ export function waitingEventsOf(accountId: string): string {
 export const NEWEST_FIRST: KeysetSort<WebhookEvent> = {
   column: 'created_at',
   direction: 'DESC',
-  at: (r) => r.createdAt,
+  at: (row) => row.createdAt,
 };
 
 export function verificationFilter(verificationId: string | undefined): KeysetFilter {
