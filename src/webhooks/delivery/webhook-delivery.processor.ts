@@ -113,8 +113,8 @@ export class WebhookDeliveryProcessor {
   /**
    * After a job completed as WAITING: the account's next events through, if a slot is free. With
    * none free, the attempt in flight lets them through as it ends; slots of a worker that died
-   * expire, and the sweeper then does. (Advancing regardless, a dead worker's slots made the next
-   * one spin: promote, refused, park, promote, at full speed until they expired.)
+   * expire, and the sweeper then does. Advancing without a free slot would only park them again, at
+   * full speed for as long as a dead worker's slots last (test/webhooks-dead-slots.e2e-spec.ts).
    */
   async afterWaiting(accountId: string): Promise<void> {
     const room = await this.slots.hasRoom(accountId).catch(() => true);
