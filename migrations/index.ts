@@ -10,6 +10,7 @@ import { AuditEvents1763840000000 } from './1763840000000-AuditEvents';
 import { LegalHolds1763840000001 } from './1763840000001-LegalHolds';
 import { AuditPending1763900000000 } from './1763900000000-AuditPending';
 import { AccountDueIndex1763910000000 } from './1763910000000-AccountDueIndex';
+import { AccountDueOrderIndex1763920000000 } from './1763920000000-AccountDueOrderIndex';
 
 /** Listed explicitly so the app, the CLI and the tests run the same migrations without globbing. */
 export const MIGRATIONS = [
@@ -25,4 +26,5 @@ export const MIGRATIONS = [
   LegalHolds1763840000001,
   AuditPending1763900000000,
   AccountDueIndex1763910000000,
+  AccountDueOrderIndex1763920000000,
 ];

@@ -5,7 +5,6 @@ SELECT e.id, e.account_id AS "accountId", e.body, e.created_at AS "createdAt", e
                 WHERE s.account_id = e.account_id AND (s.expires_at IS NULL OR s.expires_at > now())
                 ORDER BY s.created_at DESC) AS "secretCiphertexts",
     (SELECT w.disabled_reason FROM webhook_endpoints w WHERE w.account_id = e.account_id) AS "disabledReason",
-         (SELECT w.disabled_at FROM webhook_endpoints w WHERE w.account_id = e.account_id) AS "disabledAt", EXISTS (SELECT 1 FROM webhook_events x
-                  WHERE x.account_id = e.account_id AND x.delivery_status = 'pending' AND x.next_attempt_at IS NULL) AS waiting
+         (SELECT w.disabled_at FROM webhook_endpoints w WHERE w.account_id = e.account_id) AS "disabledAt", EXISTS (SELECT 1 FROM webhook_events x WHERE x.account_id = e.account_id AND x.delivery_status = 'pending' AND x.next_attempt_at IS NULL) AS waiting
  FROM webhook_events e
 WHERE e.id = ANY($1::uuid[])

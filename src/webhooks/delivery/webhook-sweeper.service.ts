@@ -20,10 +20,10 @@ const QUEUE_WAIT_MS = 5_000;
  * The relay: finds pending events that are due but have no live job (Redis was down at commit, the
  * process died between commit and enqueue, an operator removed or cleaned the job in the dashboard)
  * and enqueues them again. Safe with many workers: one sweeps at a time (advisory lock), and job
- * ids make re-adds no-ops. A pass that relays a full batch is followed by another as soon as the
+ * ids make re-adds no-ops. A pass that relays any event is followed by another as soon as the
  * queue has room (fewer than QUEUED_BOUND jobs waiting), so a backlog (after a Redis outage) drains
  * at the rate deliveries run, never flooding Redis with it; relayed events are due again from the
- * relay's time, so the next pass takes the next ones.
+ * relay's time, so the next pass takes the next ones, until one finds none left to relay.
  */
 @Injectable()
 export class WebhookSweeper {
@@ -46,7 +46,7 @@ export class WebhookSweeper {
     let relayed = 0;
     for (let pass = await this.relay(); ; pass = await this.relay()) {
       relayed += pass;
-      if (pass < BATCH || !(await this.queueHasRoom())) return relayed;
+      if (pass === 0 || !(await this.queueHasRoom())) return relayed;
     }
   }
 

@@ -14,7 +14,9 @@ export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 @Index('webhook_events_waiting_idx', ['accountId', 'createdAt', 'id'], {
   where: `delivery_status = 'pending' AND next_attempt_at IS NULL`,
 })
-@Index('webhook_events_account_due_idx', ['accountId', 'nextAttemptAt'], { where: `delivery_status = 'pending'` })
+@Index('webhook_events_account_due_order_idx', ['accountId', 'nextAttemptAt', 'id'], {
+  where: `delivery_status = 'pending' AND next_attempt_at IS NOT NULL`,
+})
 @Index('webhook_events_retention_idx', ['createdAt'], { where: `delivery_status <> 'pending'` })
 export class WebhookEvent {
   @PrimaryColumn('uuid')

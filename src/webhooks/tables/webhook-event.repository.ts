@@ -50,13 +50,11 @@ const INSERT_INTO = `INSERT INTO webhook_events (${INSERTED.map(([column]) => co
 /** The insert of the rows `v` (one column per INSERTED, by name): an event of an account whose
  * endpoint is disabled is written `held`, with no due time (see heldGateSql). */
 function insertGated(v: string): string {
-  const columns = INSERTED.map(([column]) =>
-    column === 'delivery_status'
-      ? `CASE WHEN g.held THEN 'held' ELSE v.delivery_status END`
-      : column === 'next_attempt_at'
-        ? `CASE WHEN g.held THEN NULL ELSE v.next_attempt_at END`
-        : `v.${column}`,
-  );
+  const gated: Record<string, string> = {
+    delivery_status: `CASE WHEN g.held THEN 'held' ELSE v.delivery_status END`,
+    next_attempt_at: `CASE WHEN g.held THEN NULL ELSE v.next_attempt_at END`,
+  };
+  const columns = INSERTED.map(([column]) => gated[column] ?? `v.${column}`);
   return `${INSERT_INTO} SELECT ${columns.join(', ')}
     FROM ${v} LEFT JOIN LATERAL (${heldGateSql('v.account_id', 'v.delivery_status')}) g ON true`;
 }
@@ -81,8 +79,7 @@ const RELEASE_LOCK = 7_277_004;
 const NEW_CYCLE = `delivery_status = 'pending', cycle = cycle + 1, cycle_attempts = 0, next_attempt_at = now()`;
 const NEW_CYCLE_WAITING = NEW_CYCLE.replace('now()', 'NULL');
 
-// `<> 'pending'` rather than IN (…): the partial index webhook_events_retention_idx has this predicate.
-// A held event waits for its endpoint: it is never deleted.
+// `<> 'pending'`, not IN (…): webhook_events_retention_idx's predicate. A held event waits for its endpoint: never deleted.
 const AGED_EVENTS = `delivery_status <> 'pending' AND delivery_status <> 'held' AND created_at < now() - make_interval(days => $1)`;
 
 /** Whether the event `id` (in `cycle` or a later one) is committed: a write that created it, or started that
@@ -123,10 +120,8 @@ export const anyEventsIn = (accountId: string, status: 'held' | 'pending') =>
   `EXISTS (SELECT 1 FROM webhook_events x WHERE x.account_id = ${accountId} AND x.delivery_status = '${status}')`;
 
 /** Whether the account `accountId` has released events waiting their turn (pending, no due time), as an expression. */
-export function waitingEventsOf(accountId: string): string {
-  return `EXISTS (SELECT 1 FROM webhook_events x
-                   WHERE x.account_id = ${accountId} AND x.delivery_status = 'pending' AND x.next_attempt_at IS NULL)`;
-}
+export const waitingEventsOf = (accountId: string): string =>
+  `EXISTS (SELECT 1 FROM webhook_events x WHERE x.account_id = ${accountId} AND x.delivery_status = 'pending' AND x.next_attempt_at IS NULL)`;
 
 /** The delivery log is newest first, and has no sort parameter. */
 export const NEWEST_FIRST: KeysetSort<WebhookEvent> = {
@@ -300,20 +295,25 @@ export class WebhookEventRepository {
     );
   }
 
-  /** Up to `limit` pending events due over `overdueSeconds` ago (caller's transaction), accounts in turn: each one's
-   * most overdue, then each one's second…, so one account's backlog never fills a relay pass. */
+  /** Up to `limit` events `overdueSeconds` past due (caller's transaction): each late account's equal share, oldest first
+   * (fewer while one is short of it). Every read is an index step: one per account with due events, one per event taken. */
   async overdue(manager: EntityManager, overdueSeconds: number, limit: number): Promise<DeliveryJobSource[]> {
-    const rows = await manager.query(
-      `${jobSourcesFrom(`(SELECT w.*, row_number() OVER (PARTITION BY w.account_id ORDER BY w.next_attempt_at) AS turn
-           FROM webhook_events w WHERE w.delivery_status = 'pending' AND w.next_attempt_at < now() - make_interval(secs => $1))`)}
-        ORDER BY e.turn, e.next_attempt_at LIMIT $2`,
-      [overdueSeconds, limit],
-    );
-    return jobSources(rows as EventForJob[]);
+    const due = `w.delivery_status = 'pending' AND w.next_attempt_at IS NOT NULL`;
+    const next = (after: string) => `SELECT w.account_id FROM webhook_events w WHERE ${due}${after} ORDER BY 1 LIMIT 1`;
+    const step = (account: string, from: string) => `LATERAL (SELECT w.account_id, w.next_attempt_at AS at, w.id
+      FROM webhook_events w WHERE ${due} AND (w.account_id, w.next_attempt_at, w.id) ${from}
+       AND (w.account_id, w.next_attempt_at) < (${account}, now() - make_interval(secs => $1)) ORDER BY 1, 2, 3 LIMIT 1) f`;
+    const sql = `WITH RECURSIVE due_accounts(id) AS ((${next('')}) UNION ALL
+         SELECT (${next(' AND w.account_id > a.id')}) FROM due_accounts a WHERE a.id IS NOT NULL),
+       late AS (SELECT f.* FROM due_accounts a, ${step('a.id', ">= (a.id, '-infinity', '00000000-0000-0000-0000-000000000000')")}),
+       walk(account_id, at, id, n) AS (SELECT *, 1 FROM late UNION ALL
+         SELECT f.*, walk.n + 1 FROM walk, ${step('walk.account_id', '> (walk.account_id, walk.at, walk.id)')}
+          WHERE walk.n < $2::float8 / (SELECT count(*) FROM late))
+       ${jobSourcesFrom('(SELECT * FROM webhook_events WHERE id = ANY (ARRAY(SELECT id FROM walk ORDER BY at LIMIT $2)))')} ORDER BY e.next_attempt_at`;
+    return jobSources((await manager.query(sql, [overdueSeconds, limit])) as EventForJob[]);
   }
 
-  /** How many pending events are due, counted up to `cap` (as cheap with a million due), and how long the
-   * oldest has been due (0 when none is; one lookup). Both read webhook_events_due_idx. */
+  /** Due pending events counted up to `cap` (as cheap with a million due), and the oldest's seconds due (0 if none). */
   async dueBacklog(cap: number): Promise<{ count: number; oldestDueSeconds: number }> {
     const due = `FROM webhook_events WHERE delivery_status = 'pending' AND next_attempt_at <= now()`;
     const [row] = (await this.dataSource.query(
