@@ -29,9 +29,10 @@ const KINDS = ['pass', 'floor', 'none'] as const;
 type Kind = (typeof KINDS)[number];
 
 function parseOptions(argv: string[]) {
-  const integers = { verifications: 100_000, accounts: 100, recent: 100, rate: 200, slice: 5, warmup: 5 };
+  const integers = { verifications: 100_000, accounts: 100, recent: 100, rate: 200, slice: 5, warmup: 5, budget: 25 };
   const values = parseFlags(argv, { 'keep-database': { type: 'boolean' } }, integers);
   if (values.recent < 20) throw new FlagError('--recent needs at least 20 (one full first page per account)');
+  if (values.budget < 1 || values.budget > 100) throw new FlagError('--budget is RETENTION_BUDGET_PERCENT: 1 to 100');
   return values;
 }
 
@@ -76,7 +77,11 @@ runBench('bench:retention', parseOptions, async (options, lab) => {
   const [serviceAged, floorAged] = [await count(serviceSql), await count(floorSql)];
   const api = await lab.start(startService('api', { ...env, APP_ROLE: 'api' }));
   // info: the pass logs one line when it ends, which is how the bench sees its pool empty.
-  const retention = { PII_RETENTION_DAYS: String(PII_RETENTION_DAYS), RETENTION_INTERVAL_MS: '100' };
+  const retention = {
+    PII_RETENTION_DAYS: String(PII_RETENTION_DAYS),
+    RETENTION_INTERVAL_MS: '100',
+    RETENTION_BUDGET_PERCENT: String(options.budget),
+  };
   const workerEnv = { ...env, APP_ROLE: 'worker', LOG_LEVEL: 'info', ...retention };
   const worker = await lab.start(
     startService('worker', workerEnv, { nodeArgs: ['--require', join(__dirname, 'pass-gate.js')], ipc: true }),
@@ -98,8 +103,10 @@ runBench('bench:retention', parseOptions, async (options, lab) => {
   let [floorLeft, done] = [floorStart, false];
 
   const tallies = { pass: new Tally(api.child.pid), floor: new Tally(api.child.pid), none: new Tally(api.child.pid) };
-  // Per kind of slice: rows redacted, seconds redacting, worker + PostgreSQL CPU seconds, seconds of slice.
-  const work = { pass: [0, 0, 0, 0], floor: [0, 0, 0, 0], none: [0, 0, 0, 0] };
+  // Per kind of slice: rows redacted, seconds redacting, worker + PostgreSQL CPU seconds, seconds of slice, WAL bytes.
+  const work = { pass: [0, 0, 0, 0, 0], floor: [0, 0, 0, 0, 0], none: [0, 0, 0, 0, 0] };
+  const walBytes = async (): Promise<number> =>
+    (await db.query<{ b: number }>(`SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::float8 AS b`)).rows[0]?.b ?? 0;
   /** Redacts until `deadline` (or the pool is empty); returns the rows the floor redacted. */
   const redact = async (kind: Kind, deadline: number): Promise<number> => {
     if (kind === 'pass') {
@@ -117,14 +124,15 @@ runBench('bench:retention', parseOptions, async (options, lab) => {
     for (const kind of [...KINDS.slice(round % 3), ...KINDS.slice(0, round % 3)]) {
       if ((kind === 'pass' && done) || (kind === 'floor' && floorLeft === 0)) continue;
       const pool = kind === 'pass' ? await count(serviceSql) : 0;
-      const cpu = cpuSeconds(worker.child.pid) + postgresCpuSeconds();
+      const [cpu, wal] = [cpuSeconds(worker.child.pid) + postgresCpuSeconds(), await walBytes()];
       const t0 = performance.now();
       const running = redact(kind, t0 + options.slice * 1000).then((rows) => [rows, performance.now() - t0]);
       const [, [rows = 0, ms = 0]] = await Promise.all([list(options.slice, tallies[kind]), running]);
-      const [r = 0, s = 0, c = 0, w = 0] = work[kind];
+      const [r = 0, s = 0, c = 0, w = 0, b = 0] = work[kind];
       const used = cpuSeconds(worker.child.pid) + postgresCpuSeconds() - cpu;
+      const written = (await walBytes()) - wal;
       const redacted = kind === 'pass' ? pool - (await count(serviceSql)) : rows;
-      work[kind] = [r + redacted, s + (kind === 'none' ? 0 : ms / 1000), c + used, w + options.slice];
+      work[kind] = [r + redacted, s + (kind === 'none' ? 0 : ms / 1000), c + used, w + options.slice, b + written];
     }
     const p99s = KINDS.map((k) => tallies[k].measured().p99).join(' / ');
     const line = `round ${round + 1}: pass ${work.pass[0]} of ${serviceTotal}, floor ${work.floor[0]} of ${floorStart}; list p99 so far pass / floor / none ${p99s} ms`;
@@ -134,7 +142,7 @@ runBench('bench:retention', parseOptions, async (options, lab) => {
   const problems = await checkErasure(db, serviceAged, floorAged - floorLeft);
   const m = { pass: tallies.pass.measured(), floor: tallies.floor.measured(), none: tallies.none.measured() };
   log();
-  const setup = `${options.accounts} accounts; ${fmt(serviceTotal)} aged verifications for the pass, ${fmt(floorStart)} for the floor, 3 events each; the list at ${options.rate} first pages/s, open loop; slices of ${options.slice} s; REDACT_BATCH=${REDACT_BATCH}.`;
+  const setup = `${options.accounts} accounts; ${fmt(serviceTotal)} aged verifications for the pass, ${fmt(floorStart)} for the floor, 3 events each; the list at ${options.rate} first pages/s, open loop; slices of ${options.slice} s; REDACT_BATCH=${REDACT_BATCH}, RETENTION_BUDGET_PERCENT=${options.budget}.`;
   log(setup);
   const listRow = (k: Kind): string[] => [
     k,
@@ -149,12 +157,13 @@ runBench('bench:retention', parseOptions, async (options, lab) => {
   const [, , noneCpu = 0, noneWall = 1] = work.none;
   const rate = (k: 'pass' | 'floor'): number => (work[k][0] ?? 0) / (work[k][1] ?? 0);
   const redactRow = (k: 'pass' | 'floor'): string[] => {
-    const [rows = 0, seconds = 0, cpu = 0, wall = 0] = work[k];
-    return [k, fmt(rows), fmt(seconds, 1), fmt(rate(k)), fmt(((cpu - (noneCpu / noneWall) * wall) / rows) * 1e6)];
+    const [rows = 0, seconds = 0, cpu = 0, wall = 0, wal = 0] = work[k];
+    const cpuBeyond = ((cpu - (noneCpu / noneWall) * wall) / rows) * 1e6;
+    return [k, fmt(rows), fmt(seconds, 1), fmt(rate(k)), fmt(cpuBeyond), fmt(wal / rows)];
   };
   const redactHeader = ['redaction, under the list load', 'verifications', 'seconds running', 'verifications/s'];
-  const beyond = 'CPU µs/verification beyond the list alone (worker + PostgreSQL)';
-  log(table([...redactHeader, beyond], (['pass', 'floor'] as const).map(redactRow)));
+  const beyond = ['CPU µs/verification beyond the list alone (worker + PostgreSQL)', 'WAL bytes/verification'];
+  log(table([...redactHeader, ...beyond], (['pass', 'floor'] as const).map(redactRow)));
   log();
   const target = `list p99 while the pass runs within 1.3 x the list alone (${m.pass.p99} vs ${m.none.p99} ms)`;
   log(verdict(m.pass.p99 <= 1.3 * m.none.p99, target));

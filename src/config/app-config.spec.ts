@@ -305,6 +305,18 @@ describe('parseConfig: retention', () => {
       'Invalid configuration: RETENTION_INTERVAL_MS must be an integer between 100 and 86400000',
     );
   });
+
+  it('a pass works a quarter of the time unless RETENTION_BUDGET_PERCENT says otherwise', () => {
+    expect(parseConfig(SECRETS).retentionBudgetPercent).toBe(25);
+    expect(parseConfig({ ...SECRETS, RETENTION_BUDGET_PERCENT: '100' }).retentionBudgetPercent).toBe(100);
+    expect(parseConfig({ ...SECRETS, RETENTION_BUDGET_PERCENT: '1' }).retentionBudgetPercent).toBe(1);
+  });
+
+  it.each(['0', '101', '12.5', '25%'])('RETENTION_BUDGET_PERCENT=%p is refused naming it', (value) => {
+    expect(failure({ ...SECRETS, RETENTION_BUDGET_PERCENT: value }).message).toBe(
+      'Invalid configuration: RETENTION_BUDGET_PERCENT must be an integer between 1 and 100',
+    );
+  });
 });
 
 describe('parseConfig: Redis Cluster', () => {

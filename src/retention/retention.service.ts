@@ -1,8 +1,11 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
+import { DataSource } from 'typeorm';
 import { AuditEventRepository } from 'src/audit/audit-event.repository';
 import { auditEntriesExpired } from 'src/audit/audit-metrics';
 import type { AppConfig } from 'src/config/app-config';
 import { APP_CONFIG } from 'src/config/config.module';
+import { standbyLagMs } from 'src/database/standby-lag';
+import { MaintenanceBudget } from 'src/retention/maintenance-budget';
 import { activeHoldSql } from 'src/verifications/legal-hold.repository';
 import { retentionSkipped } from 'src/verifications/redaction-metrics';
 import { VerificationRedactor } from 'src/verifications/verification-redactor.service';
@@ -26,8 +29,9 @@ export interface RetentionCounts {
  * The retention policy: verifications past PII_RETENTION_DAYS are redacted (reason `retention`),
  * delivered and failed webhook events past WEBHOOK_EVENT_RETENTION_DAYS are deleted with their
  * attempts; a pending event never is. Work goes in small batches, each its own transaction over rows
- * taken with SKIP LOCKED, so any number of workers can run passes at once. The owners do the work:
- * the redactor erases (and announces) each batch, the event repository deletes.
+ * taken with SKIP LOCKED, so any number of workers can run passes at once, each within its
+ * RETENTION_BUDGET_PERCENT of the time and never ahead of a standby (maintenance-budget.ts). The
+ * owners do the work: the redactor erases (and announces) each batch, the event repository deletes.
  */
 @Injectable()
 export class RetentionService {
@@ -39,6 +43,7 @@ export class RetentionService {
     private readonly verifications: VerificationRepository,
     private readonly events: WebhookEventRepository,
     private readonly auditEvents: AuditEventRepository,
+    private readonly dataSource: DataSource,
   ) {}
 
   get enabled(): boolean {
@@ -65,24 +70,37 @@ export class RetentionService {
   async run(keepGoing: () => boolean = () => true): Promise<RetentionCounts> {
     const started = Date.now();
     const counts: RetentionCounts = { verifications: 0, webhookEvents: 0 };
+    const budget = new MaintenanceBudget(
+      this.config.retentionBudgetPercent,
+      () => standbyLagMs(this.dataSource),
+      keepGoing,
+    );
+    /** Runs `batch` until it returns less than `size` (nothing left) or the pass is told to stop; the rows it counted. */
+    const drain = async (size: number, batch: () => Promise<number>): Promise<number> => {
+      let total = 0;
+      for (let n: number | undefined = size; n === size; total += n ?? 0) n = await budget.batch(batch);
+      return total;
+    };
     const pii = this.config.piiRetentionDays;
     if (pii > 0) {
       // Held verifications are passed over (counted once a pass); once the hold ends, the next pass redacts them.
       retentionSkipped.inc({ reason: 'legal_hold' }, await this.verifications.countExpired(pii, activeHoldSql));
-      for (let n = REDACT_BATCH; n === REDACT_BATCH && keepGoing();) {
-        n = await this.redactor.redactExpired(pii, REDACT_BATCH);
-        counts.verifications += n;
-      }
+      counts.verifications = await drain(REDACT_BATCH, () => this.redactor.redactExpired(pii, REDACT_BATCH));
     }
     const days = this.config.webhookEventRetentionDays;
     if (days > 0) {
-      for (let n = DELETE_BATCH; n === DELETE_BATCH && keepGoing();) {
-        n = await this.events.deleteFinishedOlderThan(days, DELETE_BATCH);
+      counts.webhookEvents = await drain(DELETE_BATCH, async () => {
+        const n = await this.events.deleteFinishedOlderThan(days, DELETE_BATCH);
         webhookEventsDeleted.inc(n);
-        counts.webhookEvents += n;
-      }
+        return n;
+      });
     }
-    await this.expireAuditTrail(keepGoing);
+    const auditDays = this.config.auditRetentionDays;
+    const expired =
+      auditDays > 0 ? await drain(DELETE_BATCH, () => this.auditEvents.expire(auditDays, DELETE_BATCH)) : 0;
+    auditEntriesExpired.inc(expired);
+    if (expired > 0)
+      this.logger.log(`retention: removed ${expired} audit entries past AUDIT_RETENTION_DAYS=${auditDays}`);
     if (counts.verifications > 0 || counts.webhookEvents > 0) {
       this.logger.log(
         `retention: redacted ${counts.verifications} verification(s) past PII_RETENTION_DAYS=${pii}, ` +
@@ -90,20 +108,10 @@ export class RetentionService {
           `in ${Date.now() - started} ms`,
       );
     }
-    return counts;
-  }
-
-  /** AUDIT_RETENTION_DAYS: the trail's oldest entries past it go, oldest first (its anchor stays in the entry kept). */
-  private async expireAuditTrail(keepGoing: () => boolean): Promise<void> {
-    const days = this.config.auditRetentionDays;
-    if (days <= 0) return;
-    let expired = 0;
-    for (let n = DELETE_BATCH; n === DELETE_BATCH && keepGoing();) {
-      n = await this.auditEvents.expire(days, DELETE_BATCH);
-      expired += n;
+    if (budget.standbyWaitMs > 0) {
+      this.logger.log(`retention: waited ${Math.round(budget.standbyWaitMs)} ms for standbys to catch up`);
     }
-    auditEntriesExpired.inc(expired);
-    if (expired > 0) this.logger.log(`retention: removed ${expired} audit entries past AUDIT_RETENTION_DAYS=${days}`);
+    return counts;
   }
 
   /** What a pass would do now, counts only: nothing is changed. */
