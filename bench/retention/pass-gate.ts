@@ -1,7 +1,8 @@
 /**
  * Preloaded into the bench's worker (`node --require …/pass-gate.js dist/src/main.js`, NODE_PATH=dist
  * so it patches the service's own modules, with an IPC channel): a gate in front of each batch of the
- * retention pass (VerificationRedactor.redactExpired) and each delivery job
+ * retention pass (MaintenanceBudget.batch: the rest the budget owes, then the batch, so a closed gate's
+ * wait is not counted as the batch's cost) and each delivery job
  * (WebhookDeliveryProcessor.process), so the bench can pause the worker between two batches, alive
  * and warm. {gate: 'close', seq}: work under way goes on to its end (a batch to its COMMIT), new work
  * waits; once nothing runs the worker answers {paused: seq} and holds no transaction and no lock.
@@ -9,7 +10,7 @@
  * batch and per job. Nothing of the service's code is changed on disk.
  */
 import 'reflect-metadata';
-import { VerificationRedactor } from 'src/verifications/verification-redactor.service';
+import { MaintenanceBudget } from 'src/retention/maintenance-budget';
 import { WebhookDeliveryProcessor } from 'src/webhooks/delivery/webhook-delivery.processor';
 
 export type GateMessage = { gate: 'close'; seq: number } | { gate: 'open' };
@@ -35,7 +36,9 @@ function gated<A extends unknown[], R>(work: (...args: A) => Promise<R>): (...ar
   };
 }
 
-VerificationRedactor.prototype.redactExpired = gated(VerificationRedactor.prototype.redactExpired);
+MaintenanceBudget.prototype.batch = gated(
+  MaintenanceBudget.prototype.batch,
+) as typeof MaintenanceBudget.prototype.batch;
 WebhookDeliveryProcessor.prototype.process = gated(WebhookDeliveryProcessor.prototype.process);
 
 process.on('message', (message: GateMessage) => {

@@ -212,7 +212,7 @@ export function parseConfig(env: Env): AppConfig {
     webhookEventRetentionDays: integer(env, 'WEBHOOK_EVENT_RETENTION_DAYS', 90, 0, MAX_RETENTION_DAYS),
     auditRetentionDays: integer(env, 'AUDIT_RETENTION_DAYS', 2557, 0, MAX_RETENTION_DAYS),
     retentionIntervalMs: integer(env, 'RETENTION_INTERVAL_MS', 60_000, 100, 86_400_000),
-    retentionBudgetPercent: integer(env, 'RETENTION_BUDGET_PERCENT', 25, 1, 100),
+    retentionBudgetPercent: integer(env, 'RETENTION_BUDGET_PERCENT', 10, 1, 100),
     httpRequestTimeoutMs: integer(env, 'HTTP_REQUEST_TIMEOUT_MS', 30_000, 1_000, 600_000),
     oidc: parseOidcConfig(env, (variable, reason) => new ConfigError(variable, reason)),
   };
