@@ -44,14 +44,26 @@ export interface PatroniCluster {
   leader(): Promise<PatroniNode>;
   /** SIGKILL to the leader's postmaster: Patroni restarts it in place (it still holds the leader key). */
   killPostmaster(node: PatroniNode): void;
+  /** SIGKILL to the node's Patroni alone: its PostgreSQL runs on unmanaged, HAProxy's check of it fails, and
+   * once the leader key expires (ttl) the other node is promoted. */
+  killPatroni(node: PatroniNode): void;
+  /** Starts the node's Patroni again; resolves once it streams from the leader as a standby (rewound if it must be). */
+  restartPatroni(node: PatroniNode): Promise<void>;
+  /** Resolves once a synchronous standby streams and is recorded as such: only then may Patroni promote it. */
+  settled(): Promise<void>;
   /** Patroni's planned switchover to the other node, through its REST API. */
   switchover(from: PatroniNode, to: PatroniNode): Promise<void>;
   stop(): void;
 }
 
-function spawnLogged(binary: string, args: string[], options: { uid?: number; gid?: number; env?: NodeJS.ProcessEnv }) {
+/** `binary` started with its output kept in `output` (a restarted process's after its predecessor's). */
+function spawnLogged(
+  binary: string,
+  args: string[],
+  options: { uid?: number; gid?: number; env?: NodeJS.ProcessEnv },
+  output: string[] = [],
+) {
   const child = spawn(binary, args, { ...options, stdio: ['ignore', 'pipe', 'pipe'] });
-  const output: string[] = [];
   child.stdout?.on('data', (chunk: Buffer) => output.push(chunk.toString()));
   child.stderr?.on('data', (chunk: Buffer) => output.push(chunk.toString()));
   return { child, output };
@@ -85,7 +97,14 @@ function haproxyConfig(primaryPort: number, replicasPort: number, nodes: Patroni
   const config = shipped
     .replace(/^ {4}bind :5000$/m, `    bind 127.0.0.1:${primaryPort}`)
     .replace(/^ {4}bind :5001$/m, `    bind 127.0.0.1:${replicasPort}`)
-    .replace(/^ {4}server node1 .*\n {4}server node2 .*$/gm, servers);
+    .replace(/^ {4}server node1 .*\n {4}server node2 .*$/gm, servers)
+    // PATRONI_CHECK_TIMING (e.g. `inter 3s fall 3 rise 2`, Patroni's own example): the checks' timing in place of
+    // the shipped one, to measure what the shipped one buys (docs/reliability.md).
+    .replace(/inter 1s fastinter 250ms downinter 500ms fall 1 rise 2/g, process.env.PATRONI_CHECK_TIMING ?? '$&');
+  const timing = process.env.PATRONI_CHECK_TIMING;
+  if (timing && !config.includes(`default-server ${timing} `)) {
+    throw new Error('deploy/haproxy/postgres.cfg no longer has the check timing PATRONI_CHECK_TIMING replaces');
+  }
   if (!config.includes(`127.0.0.1:${primaryPort}`) || !config.includes(`check port ${nodes[1].restPort}`)) {
     throw new Error('deploy/haproxy/postgres.cfg no longer has the lines this test replaces');
   }
@@ -141,6 +160,12 @@ export async function startPatroniCluster(): Promise<PatroniCluster> {
       100,
     );
 
+    const startPatroni = (node: PatroniNode | Omit<PatroniNode, 'process'>): ChildProcess => {
+      const env = { PATH: process.env.PATH, HOME: root, LANG: 'C.UTF-8' };
+      logs[node.name] ??= [];
+      return spawnLogged('/usr/bin/patroni', [join(root, `${node.name}.yml`)], { uid, gid, env }, logs[node.name])
+        .child;
+    };
     for (const name of ['node1', 'node2']) {
       const spec = { name, pgPort: await freePort(), restPort: await freePort(), dataDir: join(root, name) };
       const configPath = join(root, `${name}.yml`);
@@ -148,13 +173,7 @@ export async function startPatroniCluster(): Promise<PatroniCluster> {
       mkdirSync(spec.dataDir, { mode: 0o700 });
       chownSync(spec.dataDir, uid, gid);
       chownSync(configPath, uid, gid);
-      const patroni = spawnLogged('/usr/bin/patroni', [configPath], {
-        uid,
-        gid,
-        env: { PATH: process.env.PATH, HOME: root, LANG: 'C.UTF-8' },
-      });
-      logs[name] = patroni.output;
-      nodes.push({ ...spec, process: patroni.child });
+      nodes.push({ ...spec, process: startPatroni(spec) });
       // The first node bootstraps (initdb) and leads before the second clones it.
       if (name === 'node1') {
         await waitUntil(async () => isPrimary(spec.restPort), 60_000, 'node1 to lead', 250).catch((error: Error) => {
@@ -178,15 +197,20 @@ export async function startPatroniCluster(): Promise<PatroniCluster> {
       }
       return [];
     };
-    await waitUntil(
-      async () =>
-        (await members()).some((m) => m.role === 'sync_standby' && ['running', 'streaming'].includes(m.state)),
-      90_000,
-      `a synchronous standby streaming\n${describeLogs(logs)}`,
-      250,
-    ).catch((error: Error) => {
-      throw new Error(`${error.message}\n${describeLogs(logs)}`);
-    });
+    const syncStandby = (name?: string) =>
+      waitUntil(
+        async () =>
+          (await members()).some(
+            (m) =>
+              m.role === 'sync_standby' && ['running', 'streaming'].includes(m.state) && (!name || m.name === name),
+          ),
+        90_000,
+        `a synchronous standby streaming`,
+        250,
+      ).catch((error: Error) => {
+        throw new Error(`${error.message}\n${describeLogs(logs)}`);
+      });
+    await syncStandby();
 
     const cluster: PatroniCluster = {
       nodes,
@@ -203,6 +227,14 @@ export async function startPatroniCluster(): Promise<PatroniCluster> {
         const pid = Number(readFileSync(join(node.dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
         process.kill(pid, 'SIGKILL');
       },
+      killPatroni: (node) => {
+        node.process.kill('SIGKILL');
+      },
+      restartPatroni: async (node) => {
+        node.process = startPatroni(node);
+        await syncStandby(node.name);
+      },
+      settled: () => syncStandby(),
       switchover: async (from, to) => {
         for (let tries = 0; ; tries += 1) {
           const res = await fetch(`http://127.0.0.1:${from.restPort}/switchover`, {
