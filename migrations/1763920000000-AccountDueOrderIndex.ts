@@ -8,9 +8,9 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * on (account_id, next_attempt_at, id) of pending events with a due time. The account's window count
  * (due events only) reads it as it read the old one.
  *
- * Built CONCURRENTLY (outside a transaction), like the index it replaces: a partial index of pending
- * events, small whatever the table's size, and no write waits for it. An index left invalid by a
- * failed build is dropped and built again on the next run.
+ * Built CONCURRENTLY (outside a transaction), like the index it replaces: the build reads the whole
+ * table (minutes at a year of data) but no write waits for it, and the index itself, of pending events
+ * only, stays small. An index left invalid by a failed build is dropped and built again on the next run.
  */
 export class AccountDueOrderIndex1763920000000 implements MigrationInterface {
   name = 'AccountDueOrderIndex1763920000000';

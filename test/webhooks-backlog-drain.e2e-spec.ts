@@ -7,7 +7,7 @@ const BACKLOG = 1_500;
 
 /**
  * A backlog of events without a queue job (what a Redis outage leaves) drains in one sweep, pass
- * after pass while each relays a full batch (500), not one batch per OUTBOX_SWEEP_INTERVAL_MS.
+ * after pass while each relays any (up to 500), not one batch per OUTBOX_SWEEP_INTERVAL_MS.
  */
 describe('backlog drain', () => {
   let t: TestApp;

@@ -1,5 +1,5 @@
 -- webhooks/relay-overdue.sql: composed by the service, written by npm run sql:snapshots; edit the code, not this file.
-WITH RECURSIVE due_accounts(id) AS ((SELECT w.account_id FROM webhook_events w WHERE w.delivery_status = 'pending' AND w.next_attempt_at IS NOT NULL ORDER BY 1 LIMIT 1) UNION ALL
+WITH RECURSIVE due_accounts(id) AS ((SELECT w.account_id FROM webhook_events w WHERE w.delivery_status = 'pending' AND w.next_attempt_at IS NOT NULL AND EXISTS (SELECT FROM webhook_events o WHERE o.delivery_status = 'pending' AND o.next_attempt_at < now() - make_interval(secs => $1)) ORDER BY 1 LIMIT 1) UNION ALL
        SELECT (SELECT w.account_id FROM webhook_events w WHERE w.delivery_status = 'pending' AND w.next_attempt_at IS NOT NULL AND w.account_id > a.id ORDER BY 1 LIMIT 1) FROM due_accounts a WHERE a.id IS NOT NULL),
      late AS (SELECT f.* FROM due_accounts a, LATERAL (SELECT w.account_id, w.next_attempt_at AS at, w.id
     FROM webhook_events w WHERE w.delivery_status = 'pending' AND w.next_attempt_at IS NOT NULL AND (w.account_id, w.next_attempt_at, w.id) >= (a.id, '-infinity', '00000000-0000-0000-0000-000000000000')

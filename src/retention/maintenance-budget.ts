@@ -6,15 +6,19 @@
  * - **a share of the time** (RETENTION_BUDGET_PERCENT): a batch that took t ms is followed by
  *   t × (100 − p) / p ms of rest, so the pass works p % of the time. The rest follows what the batch
  *   really cost: on a busy database batches take longer, and the pass backs off with them;
- * - **the standbys**: while a standby replays more than MAX_STANDBY_LAG_MS behind the primary, the
- *   pass waits (with synchronous replication every commit waits for it; with read replicas, reads
- *   that must be fresh fall back to the primary). A pass's WAL never outruns replication.
+ * - **the standbys**: while a physical standby replays more than MAX_STANDBY_LAG_MS behind the
+ *   primary, the pass waits, up to MAX_STANDBY_WAIT_MS per batch (with synchronous replication every
+ *   commit waits for it; with read replicas, reads that must be fresh fall back to the primary).
  *
  * Written by hand: pacing a loop by its own measured cost is a few lines no library does for this.
  */
 
-/** A standby this far behind holds the pass until it has caught up. */
+/** A standby this far behind holds the pass until it has caught up... */
 export const MAX_STANDBY_LAG_MS = 1_000;
+/** ...for at most this long before each batch (a delayed standby is always behind): then the batch runs, and the wait is logged. */
+export const MAX_STANDBY_WAIT_MS = 60_000;
+/** The longest rest after one batch: a batch that waited long on a lock does not stall the pass for nine times as long. */
+export const MAX_REST_MS = 10_000;
 /** The longest single rest, so that a stop is seen soon after it is asked for. */
 const REST_STEP_MS = 250;
 
@@ -40,6 +44,8 @@ export class MaintenanceBudget {
     private readonly percent: number,
     private readonly standbyLag: StandbyLag,
     private readonly keepGoing: () => boolean = () => true,
+    /** Told when a standby stayed behind for MAX_STANDBY_WAIT_MS and the batch went ahead anyway. */
+    private readonly onStandbyBehind: (waitedMs: number) => void = () => undefined,
     private readonly clock: BudgetClock = realClock,
   ) {}
 
@@ -48,7 +54,7 @@ export class MaintenanceBudget {
     if (!(await this.rest(this.owed)) || !(await this.waitForStandbys())) return undefined;
     const started = this.clock.now();
     const result = await work();
-    this.owed = ((this.clock.now() - started) * (100 - this.percent)) / this.percent;
+    this.owed = Math.min(MAX_REST_MS, ((this.clock.now() - started) * (100 - this.percent)) / this.percent);
     return result;
   }
 
@@ -58,11 +64,15 @@ export class MaintenanceBudget {
   }
 
   private async waitForStandbys(): Promise<boolean> {
+    const from = this.clock.now();
     while ((await this.standbyLag()) > MAX_STANDBY_LAG_MS) {
-      const from = this.clock.now();
+      if (this.clock.now() - from >= MAX_STANDBY_WAIT_MS) {
+        this.onStandbyBehind(MAX_STANDBY_WAIT_MS);
+        break;
+      }
       if (!(await this.rest(REST_STEP_MS))) return false;
-      this.waitedForStandby += this.clock.now() - from;
     }
+    this.waitedForStandby += this.clock.now() - from;
     return true;
   }
 

@@ -74,6 +74,8 @@ export class RetentionService {
       this.config.retentionBudgetPercent,
       () => standbyLagMs(this.dataSource),
       keepGoing,
+      (ms) =>
+        this.logger.warn(`retention: a standby is still over 1 s behind after ${ms} ms; the next batch goes ahead`),
     );
     /** Runs `batch` until it returns less than `size` (nothing left) or the pass is told to stop; the rows it counted. */
     const drain = async (size: number, batch: () => Promise<number>): Promise<number> => {

@@ -15,15 +15,18 @@ const SWEEP_LOCK = 7_277_003;
 const QUEUED_BOUND = 2 * BATCH;
 const QUEUE_POLL_MS = 100;
 const QUEUE_WAIT_MS = 5_000;
+/** A sweep relays passes for at most this long, so the releases and the unsettled endpoints it moves on
+ * first are looked at again during a long drain, and a trickle of lost events cannot hold it forever. */
+const RELAY_MS = 60_000;
 
 /**
  * The relay: finds pending events that are due but have no live job (Redis was down at commit, the
  * process died between commit and enqueue, an operator removed or cleaned the job in the dashboard)
  * and enqueues them again. Safe with many workers: one sweeps at a time (advisory lock), and job
  * ids make re-adds no-ops. A pass that relays any event is followed by another as soon as the
- * queue has room (fewer than QUEUED_BOUND jobs waiting), so a backlog (after a Redis outage) drains
- * at the rate deliveries run, never flooding Redis with it; relayed events are due again from the
- * relay's time, so the next pass takes the next ones, until one finds none left to relay.
+ * queue has room (fewer than QUEUED_BOUND jobs waiting), for up to RELAY_MS, so a backlog (after a
+ * Redis outage) drains at the rate deliveries run, never flooding Redis with it; relayed events are
+ * due again from the relay's time, so the next pass takes the next ones, until one finds none left.
  */
 @Injectable()
 export class WebhookSweeper {
@@ -44,9 +47,10 @@ export class WebhookSweeper {
     // An endpoint change whose release or hold was cut short (its process stopped) goes on here.
     for (const accountId of await this.endpoints.unsettled(BATCH)) this.endpoints.settleInBackground(accountId);
     let relayed = 0;
+    const until = Date.now() + RELAY_MS;
     for (let pass = await this.relay(); ; pass = await this.relay()) {
       relayed += pass;
-      if (pass === 0 || !(await this.queueHasRoom())) return relayed;
+      if (pass === 0 || Date.now() > until || !(await this.queueHasRoom())) return relayed;
     }
   }
 

@@ -295,15 +295,15 @@ export class WebhookEventRepository {
     );
   }
 
-  /** Up to `limit` events `overdueSeconds` past due (caller's transaction): each late account's equal share, oldest first
-   * (fewer while one is short of it). Every read is an index step: one per account with due events, one per event taken. */
+  /** Up to `limit` events `overdueSeconds` late (caller's transaction): each late account's oldest, an equal share each. */
   async overdue(manager: EntityManager, overdueSeconds: number, limit: number): Promise<DeliveryJobSource[]> {
     const due = `w.delivery_status = 'pending' AND w.next_attempt_at IS NOT NULL`;
+    const cutoff = `now() - make_interval(secs => $1)`;
     const next = (after: string) => `SELECT w.account_id FROM webhook_events w WHERE ${due}${after} ORDER BY 1 LIMIT 1`;
     const step = (account: string, from: string) => `LATERAL (SELECT w.account_id, w.next_attempt_at AS at, w.id
       FROM webhook_events w WHERE ${due} AND (w.account_id, w.next_attempt_at, w.id) ${from}
-       AND (w.account_id, w.next_attempt_at) < (${account}, now() - make_interval(secs => $1)) ORDER BY 1, 2, 3 LIMIT 1) f`;
-    const sql = `WITH RECURSIVE due_accounts(id) AS ((${next('')}) UNION ALL
+       AND (w.account_id, w.next_attempt_at) < (${account}, ${cutoff}) ORDER BY 1, 2, 3 LIMIT 1) f`;
+    const sql = `WITH RECURSIVE due_accounts(id) AS ((${next(` AND EXISTS (SELECT FROM webhook_events o WHERE o.delivery_status = 'pending' AND o.next_attempt_at < ${cutoff})`)}) UNION ALL
          SELECT (${next(' AND w.account_id > a.id')}) FROM due_accounts a WHERE a.id IS NOT NULL),
        late AS (SELECT f.* FROM due_accounts a, ${step('a.id', ">= (a.id, '-infinity', '00000000-0000-0000-0000-000000000000')")}),
        walk(account_id, at, id, n) AS (SELECT *, 1 FROM late UNION ALL
