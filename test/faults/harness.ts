@@ -222,7 +222,9 @@ export function tokens(): { admin: string; internal: string } {
 }
 
 export function runDb(): Pool {
-  return new Pool({ connectionString: process.env.DATABASE_URL, max: 2 });
+  // One connection, never closed while idle: once made it keeps its place however many connections the
+  // services under test take (four processes can reach PostgreSQL's default max_connections of 100).
+  return new Pool({ connectionString: process.env.DATABASE_URL, max: 1, idleTimeoutMillis: 0 });
 }
 
 export interface DeliveryCounts {

@@ -35,6 +35,7 @@ describe('horizontal run: 2 API processes and 2 worker processes', () => {
   beforeAll(async () => {
     await receiver.start();
     db = runDb();
+    await db.query('SELECT 1'); // its connection made before the services take theirs
   });
 
   afterAll(async () => {

@@ -82,7 +82,13 @@ function nodeConfig(
     .replace(/127\.0\.0\.1:5432/g, `127.0.0.1:${node.pgPort}`)
     .replace(/data_dir: .*$/m, `data_dir: ${node.dataDir}`)
     .replace(/pgpass: .*$/m, `pgpass: ${join(root, `pgpass-${node.name}`)}`)
-    .replace(/unix_socket_directories: .*$/m, `unix_socket_directories: '${root}'`);
+    .replace(/unix_socket_directories: .*$/m, `unix_socket_directories: '${root}'`)
+    // PATRONI_ASYNC=1: Patroni's default asynchronous replication in place of the shipped synchronous
+    // mode, to measure what the shipped one buys (docs/scaling.md); the test is expected to find losses.
+    .replace(/^( {4}synchronous_mode:) true$/m, process.env.PATRONI_ASYNC ? '$1 false' : '$&');
+  if (process.env.PATRONI_ASYNC && !config.includes('    synchronous_mode: false')) {
+    throw new Error('deploy/patroni/patroni.yml no longer has the synchronous_mode line PATRONI_ASYNC replaces');
+  }
   if (!config.includes(`name: ${node.name}`) || !config.includes(`data_dir: ${node.dataDir}`)) {
     throw new Error('deploy/patroni/patroni.yml no longer has the lines this test replaces');
   }
@@ -202,7 +208,9 @@ export async function startPatroniCluster(): Promise<PatroniCluster> {
         async () =>
           (await members()).some(
             (m) =>
-              m.role === 'sync_standby' && ['running', 'streaming'].includes(m.state) && (!name || m.name === name),
+              m.role === (process.env.PATRONI_ASYNC ? 'replica' : 'sync_standby') &&
+              ['running', 'streaming'].includes(m.state) &&
+              (!name || m.name === name),
           ),
         90_000,
         `a synchronous standby streaming`,
