@@ -97,6 +97,7 @@ export class RetentionService {
         return n;
       });
     }
+    // AUDIT_RETENTION_DAYS: the trail's oldest entries go, oldest first (its anchor stays in the entry kept).
     const auditDays = this.config.auditRetentionDays;
     const expired =
       auditDays > 0 ? await drain(DELETE_BATCH, () => this.auditEvents.expire(auditDays, DELETE_BATCH)) : 0;
