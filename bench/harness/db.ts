@@ -46,7 +46,7 @@ export async function freshBench(lab: Lab, variable: string, name: string, prefi
 }
 
 /** Deletes every Redis key under the given prefixes (and only those). */
-async function cleanRedisPrefixes(redisUrl: string, prefixes: readonly string[]): Promise<void> {
+export async function cleanRedisPrefixes(redisUrl: string, prefixes: readonly string[]): Promise<void> {
   const redis = new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1 });
   try {
     await redis.connect();

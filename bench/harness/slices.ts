@@ -53,8 +53,8 @@ export class Tally {
   measured(): Measured {
     return {
       rps: this.requests / this.seconds,
-      p50: Math.round(percentile(this.latencies, 0.5)),
-      p99: Math.round(percentile(this.latencies, 0.99)),
+      p50: percentile(this.latencies, 0.5),
+      p99: percentile(this.latencies, 0.99),
       requests: this.requests,
       failures: this.failures,
       cpuMs: (this.cpu / this.requests) * 1e3,

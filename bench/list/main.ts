@@ -94,7 +94,7 @@ runBench('bench:list', parseOptions, async (options, lab) => {
     const l = extra !== 'no latency' ? (await interleave(pair(paced, s, f), options)).measured : undefined;
     if (l) latency.push(besideFloor(scenario, l.service, l.floor, l.service.p99 / l.floor.p99));
     all.push(...Object.values<Measured>(t), ...(l ? [l.service, l.floor] : []));
-    const line = `${scenario}: ${fmt(t.service.rps)} vs ${fmt(t.floor.rps)} req/s${l ? `; at ${options.rate}/s p99 ${l.service.p99} vs ${l.floor.p99} ms` : ''}`;
+    const line = `${scenario}: ${fmt(t.service.rps)} vs ${fmt(t.floor.rps)} req/s${l ? `; at ${options.rate}/s p99 ${fmt(l.service.p99)} vs ${fmt(l.floor.p99)} ms` : ''}`;
     log(line);
     return { ...t, p99: l ? [l.service.p99, l.floor.p99] : [] } as Pair & { select1?: Measured; p99: number[] };
   };
@@ -133,9 +133,14 @@ runBench('bench:list', parseOptions, async (options, lab) => {
   const throughputTarget = `list first page and q >= 2.0 x the naive floor (first page ${fmt(ratio(first), 3)}, q ${fmt(ratio(q), 3)})`;
   log(verdict(ratio(first) >= 2 && ratio(q) >= 2, throughputTarget));
   const [deepP99 = NaN, firstP99 = NaN, qP99 = NaN] = [deep.p99[0], first.p99[0], q.p99[0]];
-  const deepTarget = `deep page p99 within 1.2 x first page p99 at ${options.rate}/s (${deepP99} vs ${firstP99} ms)`;
+  const deepTarget = `deep page p99 within 1.2 x first page p99 at ${options.rate}/s (${fmt(deepP99, 1)} vs ${fmt(firstP99, 1)} ms)`;
   log(verdict(deepP99 <= 1.2 * firstP99, deepTarget));
-  log(verdict(qP99 < 50, `q search p99 < 50 ms at ${options.rate}/s (${qP99} ms; the floor ${q.p99[1]} ms)`));
+  log(
+    verdict(
+      qP99 < 50,
+      `q search p99 < 50 ms at ${options.rate}/s (${fmt(qP99)} ms; the floor ${fmt(q.p99[1] ?? NaN)} ms)`,
+    ),
+  );
   // CPU per request from the throughput slices (closed loop); PostgreSQL's is all of its processes'.
   const { service: fs, floor: ff } = first;
   const pgTarget = `PostgreSQL CPU per first-page request <= 0.3 ms (${fmt(fs.pgCpuMs, 3)} ms; the floor's ${fmt(ff.pgCpuMs, 3)})`;

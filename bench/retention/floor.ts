@@ -1,4 +1,5 @@
 import { Client } from 'pg';
+import { iso } from '../harness/sql';
 
 /**
  * The two aged pools, by age (days since `decided_at`). The service's pass runs with
@@ -21,8 +22,6 @@ const REDACTED_EXTERNAL_USER_ID = '[redacted]';
 const VERIFICATION_REDACTED = 'verification.redacted';
 const NO_WEBHOOK_URL = 'no_webhook_url';
 
-/** An ISO 8601 UTC timestamp with milliseconds in SQL, as the service's JSON has them. */
-export const iso = (value: string): string => `to_char(${value} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 /** A UUIDv7 (time-ordered, like the service's uuid v7) made in SQL; `seed` makes it one per row. */
 const uuidV7 = (seed: string): string =>
   `(lpad(to_hex(floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint), 12, '0')

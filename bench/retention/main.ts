@@ -15,13 +15,13 @@ import { REDACT_BATCH } from 'src/retention/retention.service';
 import { dropBenchDatabase, freshBench } from '../harness/db';
 import { FlagError, parseFlags } from '../harness/flags';
 import { pacedLoad } from '../harness/loads';
-import { BenchProcess, cpuSeconds, postgresCpuSeconds, runBench, startService } from '../harness/processes';
+import { cpuSeconds, postgresCpuSeconds, runBench, startService } from '../harness/processes';
 import { fmt, footer, log, table, verdict } from '../harness/report';
 import { REDIS_URL, benchSecret, serviceEnv } from '../harness/service-env';
 import { Tally } from '../harness/slices';
 import { checkErasure } from './checks';
 import { FLOOR_SELECTS_FROM_DAYS, PII_RETENTION_DAYS, connectFloor } from './floor';
-import type { GateMessage, GateReply } from './pass-gate';
+import { gateOf } from './gate';
 import { seed } from './seed';
 
 const QUEUE_PREFIX = 'kyc_retbench';
@@ -41,21 +41,6 @@ const remaining = (minDays: number, maxDays: number): string =>
   `SELECT count(*)::int AS n FROM verifications WHERE redacted_at IS NULL
      AND coalesce(decided_at, updated_at) < now() - make_interval(days => ${minDays})
      AND coalesce(decided_at, updated_at) >= now() - make_interval(days => ${maxDays})`;
-
-/** The bench's side of pass-gate.ts: `pause` resolves once the batch and the jobs under way have ended. */
-function gateOf(worker: BenchProcess) {
-  let seq = 0;
-  const waiting = new Map<number, () => void>();
-  worker.child.on('message', (reply: GateReply) => waiting.get(reply.paused)?.());
-  const send = (message: GateMessage): boolean => worker.child.send(message);
-  const pause = (): Promise<void> =>
-    new Promise((resolve, reject) => {
-      const [n, timer] = [++seq, setTimeout(() => reject(new Error('the worker did not pause within 60 s')), 60_000)];
-      waiting.set(n, () => resolve(void (clearTimeout(timer), waiting.delete(n))));
-      send({ gate: 'close', seq: n });
-    });
-  return { pause, resume: () => send({ gate: 'open' }) };
-}
 
 runBench('bench:retention', parseOptions, async (options, lab) => {
   const databaseUrl = await freshBench(lab, 'BENCH_RETENTION_DATABASE_URL', 'kyc_retention_bench', [QUEUE_PREFIX]);
@@ -134,7 +119,7 @@ runBench('bench:retention', parseOptions, async (options, lab) => {
       const redacted = kind === 'pass' ? pool - (await count(serviceSql)) : rows;
       work[kind] = [r + redacted, s + (kind === 'none' ? 0 : ms / 1000), c + used, w + options.slice, b + written];
     }
-    const p99s = KINDS.map((k) => tallies[k].measured().p99).join(' / ');
+    const p99s = KINDS.map((k) => fmt(tallies[k].measured().p99)).join(' / ');
     const line = `round ${round + 1}: pass ${work.pass[0]} of ${serviceTotal}, floor ${work.floor[0]} of ${floorStart}; list p99 so far pass / floor / none ${p99s} ms`;
     log(line);
     if (round >= 1 && work.pass[0] === 0) throw new Error('the pass makes no progress');
@@ -165,7 +150,7 @@ runBench('bench:retention', parseOptions, async (options, lab) => {
   const beyond = ['CPU µs/verification beyond the list alone (worker + PostgreSQL)', 'WAL bytes/verification'];
   log(table([...redactHeader, ...beyond], (['pass', 'floor'] as const).map(redactRow)));
   log();
-  const target = `list p99 while the pass runs within 1.3 x the list alone (${m.pass.p99} vs ${m.none.p99} ms)`;
+  const target = `list p99 while the pass runs within 1.3 x the list alone (${fmt(m.pass.p99)} vs ${fmt(m.none.p99)} ms)`;
   log(verdict(m.pass.p99 <= 1.3 * m.none.p99, target));
   const info = `info  the pass redacts at ${fmt(rate('pass') / rate('floor'), 2)} x the floor's rate; list p99 while the floor redacts: ${fmt(m.floor.p99 / m.none.p99, 2)} x the list alone`;
   log(info);

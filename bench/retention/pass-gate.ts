@@ -39,7 +39,9 @@ function gated<A extends unknown[], R>(work: (...args: A) => Promise<R>): (...ar
 MaintenanceBudget.prototype.batch = gated(
   MaintenanceBudget.prototype.batch,
 ) as typeof MaintenanceBudget.prototype.batch;
-WebhookDeliveryProcessor.prototype.process = gated(WebhookDeliveryProcessor.prototype.process);
+// PASS_GATE_JOBS=off leaves deliveries alone (the year bench measures webhooks in both kinds of slice).
+if (process.env.PASS_GATE_JOBS !== 'off')
+  WebhookDeliveryProcessor.prototype.process = gated(WebhookDeliveryProcessor.prototype.process);
 
 process.on('message', (message: GateMessage) => {
   if (message.gate === 'close') {

@@ -1,6 +1,7 @@
-import { inParallel, insertVerifications, seedBenchDatabase, uuidV7Sql, verificationRows } from '../harness/seed';
+import { inParallel, insertVerifications, seedBenchDatabase, verificationRows } from '../harness/seed';
+import { attemptsInsert, eventsInsert } from '../harness/seed-events';
 import { fmt } from '../harness/report';
-import { FLOOR_POOL, SERVICE_POOL, iso, type AgeWindow } from './floor';
+import { FLOOR_POOL, SERVICE_POOL, type AgeWindow } from './floor';
 
 /**
  * `total` verifications of a pool, numbered from `first`, created inside its age window (less 2 h,
@@ -24,57 +25,6 @@ function recentRows(first: number, total: number, accounts: number, now: string)
     account: `n % ${accounts}`,
     status: `'approved'`,
   });
-}
-
-/**
- * The three `verification.status_changed` events of every aged verification (created: pending,
- * version 1; submitted: processing, version 2; decided, version 3), with bodies shaped as
- * buildOutboxEvent writes them (the verification as toVerificationResponse maps it, compact JSON,
- * the same key order), each delivered by one attempt; a third of the attempts kept a response
- * excerpt. `json_build_object` keeps key order; its spacing is removed afterwards.
- */
-function eventsInsert(where: string): string {
-  const verificationJson = `json_build_object(
-      'id', v.id, 'object', 'verification', 'external_user_id', v.external_user_id,
-      'status', s.status, 'version', s.version,
-      'created_at', ${iso('v.created_at')}, 'updated_at', ${iso('s.at')},
-      'submitted_at', ${iso('s.submitted_at')}, 'decided_at', ${iso('s.decided_at')},
-      'applicant', json_build_object('first_name', v.applicant->>'first_name', 'last_name', v.applicant->>'last_name',
-                                     'date_of_birth', v.applicant->>'date_of_birth', 'email', v.applicant->>'email'),
-      'document', json_build_object('type', v.document->>'type', 'country', v.document->>'country'),
-      'rejection_reasons', to_json(s.reasons), 'metadata', v.metadata, 'redacted_at', NULL)`;
-  const body = `json_build_object('id', s.event_id, 'type', 'verification.status_changed',
-      'timestamp', ${iso('s.at')},
-      'data', json_build_object('previous_status', s.previous, 'verification', ${verificationJson}))::text`;
-  return `
-    WITH steps AS (
-      SELECT v.id AS verification_id, k.version,
-        CASE k.version WHEN 1 THEN 'pending' WHEN 2 THEN 'processing' ELSE v.status END AS status,
-        CASE k.version WHEN 1 THEN NULL WHEN 2 THEN 'pending' ELSE 'processing' END AS previous,
-        CASE k.version WHEN 1 THEN v.created_at WHEN 2 THEN v.submitted_at ELSE v.decided_at END AS at,
-        CASE WHEN k.version >= 2 THEN v.submitted_at END AS submitted_at,
-        CASE WHEN k.version = 3 THEN v.decided_at END AS decided_at,
-        CASE WHEN k.version = 3 THEN v.rejection_reasons ELSE '{}'::text[] END AS reasons
-      FROM verifications v CROSS JOIN (VALUES (1), (2), (3)) AS k(version)
-      WHERE ${where}
-    ), s AS (
-      SELECT steps.*, ${uuidV7Sql('steps.at', `steps.verification_id::text || steps.version`)} AS event_id FROM steps
-    )
-    INSERT INTO webhook_events (id, account_id, verification_id, type, body, created_at, delivery_status,
-                                attempt_count, cycle, cycle_attempts, last_attempt_at, last_response_status,
-                                next_attempt_at, delivered_at)
-    SELECT s.event_id, v.account_id, v.id, 'verification.status_changed',
-      replace(replace(replace(${body}, '" : ', '":'), ', "', ',"'), '": ', '":'),
-      s.at, 'delivered', 1, 1, 1, s.at + interval '5 milliseconds', 200, NULL, s.at + interval '40 milliseconds'
-    FROM s JOIN verifications v ON v.id = s.verification_id`;
-}
-
-function attemptsInsert(): string {
-  return `
-    INSERT INTO webhook_attempts (event_id, number, at, response_status, duration_ms, error, response_body)
-    SELECT e.id, 1, e.last_attempt_at, 200, 20 + (hashtext(e.id::text) & 63),
-      NULL, CASE WHEN hashtext(e.id::text) % 3 = 0 THEN '{"received":true,"event":"' || e.id || '"}' END
-    FROM webhook_events e`;
 }
 
 /**

@@ -58,17 +58,24 @@ export class BenchReceiver {
   readonly urlFor = (account: number): string =>
     `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/hook/${account}`;
 
-  /** Waits for `expected` distinct webhooks (180 s at most), then hands over what arrived and starts a new window. */
-  async collect(expected: number, what: string) {
+  /**
+   * Waits for `expected` distinct webhooks that `match` (every one unless given; 180 s at most),
+   * then hands over everything that arrived and starts a new window.
+   */
+  async collect(expected: number, what: string, match: (arrival: Arrival) => boolean = () => true) {
     const deadline = Date.now() + 180_000;
-    while (this.arrivals.length < expected && Date.now() < deadline) await sleep(20);
-    if (this.arrivals.length < expected)
-      log(`WARNING: ${what}: only ${this.arrivals.length} of ${expected} webhooks arrived within 180 s`);
+    let [seen, matched] = [0, 0];
+    const count = (): number => {
+      for (; seen < this.arrivals.length; seen++) if (match(this.arrivals[seen] as Arrival)) matched++;
+      return matched;
+    };
+    while (count() < expected && Date.now() < deadline) await sleep(20);
+    if (matched < expected) log(`WARNING: ${what}: only ${matched} of ${expected} webhooks arrived within 180 s`);
     // Stragglers of this window would otherwise land in the next one.
     await sleep(200);
     const arrivals = this.arrivals;
     this.arrivals = [];
-    return { arrivals, missing: Math.max(0, expected - arrivals.length) };
+    return { arrivals, missing: Math.max(0, expected - matched) };
   }
 }
 

@@ -1,0 +1,100 @@
+import { join } from 'node:path';
+import { pacedChanges, pacedLoad } from '../harness/loads';
+import { Lab, startService } from '../harness/processes';
+import { fmt, log } from '../harness/report';
+import { benchSecret } from '../harness/service-env';
+import { Measured, Tally, percentile } from '../harness/slices';
+import { gateOf } from '../retention/gate';
+import type { Arrival } from '../webhooks/receiver';
+import { MEDIUM } from './seed';
+import type { Side } from './sides';
+
+/** The first pass of each retention setting on a year: what it has to do, counted as the service counts it. */
+export const PASSES = {
+  'PII_RETENTION_DAYS=180': {
+    env: { PII_RETENTION_DAYS: '180', WEBHOOK_EVENT_RETENTION_DAYS: '0' },
+    due: `SELECT count(*)::int AS n FROM verifications
+           WHERE redacted_at IS NULL AND coalesce(decided_at, updated_at) < now() - interval '180 days'`,
+  },
+  'WEBHOOK_EVENT_RETENTION_DAYS=90': {
+    env: { PII_RETENTION_DAYS: '0', WEBHOOK_EVENT_RETENTION_DAYS: '90' },
+    due: `SELECT count(*)::int AS n FROM webhook_events
+           WHERE delivery_status IN ('delivered', 'failed') AND created_at < now() - interval '90 days'`,
+  },
+} as const;
+export type PassName = keyof typeof PASSES;
+
+export type PassFigures = {
+  due: number;
+  done: number;
+  seconds: number;
+  finished: boolean;
+  list: Record<'pass' | 'none', Measured>;
+  fresh: Record<'pass' | 'none', number[]>;
+};
+
+type Changed = { type: string; data?: { verification?: { id: string; version: number; updated_at: string } } };
+
+/**
+ * One retention pass on `side`, by a worker of its own (pass-gate.js preloaded: the bench holds its
+ * pass between batches; its deliveries go on), in slices of `slice` s of two kinds taking turns: *pass* (the pass goes on) and
+ * *none* (it waits). In both, another client's list (a medium account's first page, open loop at
+ * `rate`/s) and fresh status changes of the hooked accounts (`during`/s), whose commit→arrival is
+ * read off the receiver. Until the pass ends or has run `maxSeconds`.
+ */
+export async function retentionPass(lab: Lab, side: Side, name: PassName, o: PassOptions): Promise<PassFigures> {
+  const count = async (): Promise<number> => (await side.db.query<{ n: number }>(PASSES[name].due)).rows[0]?.n ?? 0;
+  const due = await count();
+  const env = { ...side.env, ...PASSES[name].env, APP_ROLE: 'worker', LOG_LEVEL: 'info' };
+  const retention = { RETENTION_INTERVAL_MS: '100', RETENTION_BUDGET_PERCENT: String(o.budget), PASS_GATE_JOBS: 'off' };
+  const gateModule = join(__dirname, '..', 'retention', 'pass-gate.js');
+  const worker = await lab.start(
+    startService(`${side.name} ${name}`, { ...env, ...retention }, { nodeArgs: ['--require', gateModule], ipc: true }),
+  );
+  const gate = gateOf(worker);
+  await gate.pause();
+  const other = { path: '/api/v1/public/kyc/verifications?limit=20', secret: benchSecret(MEDIUM.first) };
+  const list = pacedLoad(side.api.url, [other], o.rate);
+  const tallies = { pass: new Tally(), none: new Tally() };
+  const fresh = { pass: [] as number[], none: [] as number[] };
+  const ended = (): boolean => /retention: redacted \d+ verification/.test(worker.output.join(''));
+  let [seconds, round] = [0, 0];
+  for (; !ended() && seconds < o.maxSeconds; round++) {
+    for (const kind of round % 2 ? (['none', 'pass'] as const) : (['pass', 'none'] as const)) {
+      if (kind === 'pass') gate.resume();
+      const t0 = performance.now();
+      const [, changes] = await Promise.all([
+        list(o.slice, tallies[kind]),
+        pacedChanges(side.client, side.moving, o.during, o.during * o.slice),
+      ]);
+      if (kind === 'pass') await gate.pause().then(() => (seconds += (performance.now() - t0) / 1000));
+      const made = new Set(changes.responded.keys());
+      const isFresh = (a: Arrival): boolean => {
+        const body = JSON.parse(a.body) as Changed;
+        const v = body.data?.verification;
+        return body.type === 'verification.status_changed' && made.has(`${v?.id}:${v?.version}`);
+      };
+      const { arrivals } = await side.receiver.collect(made.size, `${side.name} ${name} ${kind}`, isFresh);
+      for (const a of arrivals.filter(isFresh))
+        fresh[kind].push(a.at - Date.parse((JSON.parse(a.body) as Changed).data?.verification?.updated_at ?? ''));
+    }
+    const done = due - (await count());
+    log(
+      `${side.name} ${name}: round ${round + 1}, ${fmt(done)} of ${fmt(due)} done; list p99 pass / none ${fmt(tallies.pass.measured().p99, 1)} / ${fmt(tallies.none.measured().p99, 1)} ms`,
+    );
+  }
+  const finished = ended();
+  gate.resume();
+  await worker.stop();
+  return {
+    due,
+    done: due - (await count()),
+    seconds,
+    finished,
+    list: { pass: tallies.pass.measured(), none: tallies.none.measured() },
+    fresh,
+  };
+}
+
+export type PassOptions = { rate: number; slice: number; maxSeconds: number; budget: number; during: number };
+export const p99 = (values: number[]): number => percentile(values, 0.99);
