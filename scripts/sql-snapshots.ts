@@ -92,20 +92,25 @@ export async function composeAll(): Promise<Map<string, string>> {
   await log('delivery-log-statuses', { delivery_status: 'failed,held' });
   await log('delivery-log-verification-statuses', { delivery_status: 'failed', verification_id: ACCOUNT });
 
-  const [overdue, , promote, deleteAged, countAged, countExpired, replay, backlog] = await captured(async (query) => {
-    const { source, manager } = recordingSource(query);
-    const events = new WebhookEventRepository(source, { query } as unknown as PgPool);
-    await events.overdue(manager, 3, 500);
-    await events.promoteWaiting(manager, ACCOUNT, 10);
-    await events.deleteFinishedOlderThan(90, 1_000);
-    await events.countFinishedOlderThan(90);
-    await new VerificationRepository(source).countExpired(365);
-    await events.startWaitingCyclesMatching(manager, ACCOUNT, 'failed,delivered', [], 1_000);
-    await events.dueBacklog(BACKLOG_CAP);
-  });
+  const [pin, overdue, restore, , promote, deleteAged, countAged, countExpired, replay, backlog] = await captured(
+    async (query) => {
+      const { source, manager } = recordingSource(query);
+      const events = new WebhookEventRepository(source, { query } as unknown as PgPool);
+      await events.overdue(manager, 3, 500);
+      await events.promoteWaiting(manager, ACCOUNT, 10);
+      await events.deleteFinishedOlderThan(90, 1_000);
+      await events.countFinishedOlderThan(90);
+      await new VerificationRepository(source).countExpired(365);
+      await events.startWaitingCyclesMatching(manager, ACCOUNT, 'failed,delivered', [], 1_000);
+      await events.dueBacklog(BACKLOG_CAP);
+    },
+  );
   all.set('webhooks/bulk-replay-selection.sql', replay);
   all.set('webhooks/due-backlog.sql', backlog);
   all.set('webhooks/relay-overdue.sql', overdue);
+  // Around it, in its transaction (src/database/sort-free-plan.ts).
+  all.set('database/sort-free-plan-pin.sql', pin);
+  all.set('database/sort-free-plan-restore.sql', restore);
   all.set('webhooks/promote-waiting.sql', promote);
   all.set('retention/delete-aged-events.sql', deleteAged);
   all.set('retention/count-aged-events.sql', countAged);

@@ -14,12 +14,13 @@ import { pacedLoad } from '../harness/loads';
 import { runBench } from '../harness/processes';
 import { fmt, footer, log, table, verdict } from '../harness/report';
 import { interleave } from '../harness/slices';
+import { MigrationFigures, checkMigrations } from './migrations';
 import { changeRounds, drainBacklog, idleCost } from './phases';
 import { PASSES, PassName, p99, retentionPass } from './passes';
 import { routesOf } from './routes';
 import { openSide } from './sides';
 
-const PHASES = ['routes', 'idle', 'changes', 'drain', 'passes'] as const;
+const PHASES = ['migrations', 'routes', 'idle', 'changes', 'drain', 'passes'] as const;
 
 function parseOptions(argv: string[]) {
   const data = { verifications: 5_000_000, small: 100_000, accounts: 2_000 };
@@ -42,13 +43,31 @@ function parseOptions(argv: string[]) {
 runBench('bench:year', parseOptions, async (o, lab) => {
   const runs = (phase: (typeof PHASES)[number]): boolean => !(o.skip ?? []).includes(phase);
   const smallAccounts = Math.max(1, Math.round((o.accounts * o.small) / o.verifications));
-  const big = await openSide(lab, 'big', o.verifications, o.accounts, o);
+  let migrations: MigrationFigures[] = [];
+  const checkOnBig = async (url: string): Promise<void> => void (migrations = await checkMigrations(url));
+  const big = await openSide(lab, 'big', o.verifications, o.accounts, o, runs('migrations') ? checkOnBig : undefined);
   const small = await openSide(lab, 'small', o.small, smallAccounts, o);
   await warnIfFewConnections(big.databaseUrl, 40, log);
   const sides = [big, small];
   const ratioCells = (b: number, s: number, digits = 1): string[] => [fmt(b, digits), fmt(s, digits), fmt(b / s, 2)];
   let failures = 0;
   const verdicts: string[] = [];
+
+  if (runs('migrations')) {
+    log();
+    log(
+      `This release's migrations applied one at a time to the year (undone first), with probes of the release before's reads and status changes beside them, each every 50 ms on a connection of its own:`,
+    );
+    const rows = migrations.map(({ name, seconds, waits }) => {
+      const [probe, ms] = Object.entries(waits).reduce((a, b) => (b[1] > a[1] ? b : a));
+      return [name, fmt(seconds, 1), fmt(ms), probe];
+    });
+    log(table(['migration', 'seconds', 'longest probe wait ms', 'probe'], rows));
+    const worst = Math.max(...migrations.flatMap((m) => Object.values(m.waits)));
+    verdicts.push(
+      verdict(worst < 1000, `no migration stops reads or status changes for 1 s (longest wait ${fmt(worst)} ms)`),
+    );
+  }
 
   if (runs('routes')) {
     const [bigRoutes, smallRoutes] = [await routesOf(big.db, big.client), await routesOf(small.db, small.client)];

@@ -41,9 +41,17 @@ async function seededWith(db: Client): Promise<string | undefined> {
 /**
  * Opens one side: its database seeded with `total` verifications over `accounts` small accounts
  * (or, with `reuse`, kept from an earlier run of the same size), its api and worker (no event
- * retention: the passes are measured on their own), the hooked accounts' endpoints at its receiver.
+ * retention: the passes are measured on their own), the hooked accounts' endpoints at its receiver;
+ * `beforeServices` runs on the seeded database before any process of the service starts.
  */
-export async function openSide(lab: Lab, name: SideName, total: number, accounts: number, flags: Flags): Promise<Side> {
+export async function openSide(
+  lab: Lab,
+  name: SideName,
+  total: number,
+  accounts: number,
+  flags: Flags,
+  beforeServices: (databaseUrl: string) => Promise<void> = async () => undefined,
+): Promise<Side> {
   const databaseUrl = benchDatabaseUrlFrom(`BENCH_YEAR_${name.toUpperCase()}_DATABASE_URL`, `kyc_year_${name}_bench`);
   const prefix = `kyc_yearbench_${name}`;
   const shape = `${total} verifications, ${accounts} small accounts`;
@@ -70,6 +78,7 @@ export async function openSide(lab: Lab, name: SideName, total: number, accounts
   await db.connect();
   lab.defer(() => db.end());
   await db.query(`CREATE TABLE IF NOT EXISTS bench_seed AS SELECT $1::text AS shape`, [shape]);
+  await beforeServices(databaseUrl);
   const receiver = await BenchReceiver.open(lab);
   const env = serviceEnv(databaseUrl, prefix, { WEBHOOK_EVENT_RETENTION_DAYS: '0' });
   const api = await lab.start(startService(`${name} api`, { ...env, APP_ROLE: 'api' }));

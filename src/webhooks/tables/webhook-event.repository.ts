@@ -14,6 +14,7 @@ import {
 import { SqlParams } from 'src/common/sql-params';
 import type { PgPool } from 'src/database/pg-pool';
 import { onReplica } from 'src/database/read-replica';
+import { withSortFreePlan } from 'src/database/sort-free-plan';
 import {
   type DeliveryJobSource,
   type EventForJob,
@@ -29,7 +30,6 @@ const COLUMNS = `id, account_id AS "accountId", verification_id AS "verification
   delivery_status AS "deliveryStatus", attempt_count AS "attemptCount", cycle, cycle_attempts AS "cycleAttempts",
   last_attempt_at AS "lastAttemptAt", last_response_status AS "lastResponseStatus", last_error AS "lastError",
   next_attempt_at AS "nextAttemptAt", delivered_at AS "deliveredAt"`;
-
 type ColumnValue = (event: WebhookEvent) => string | Date | null;
 
 /** The columns an outbox insert writes, in its order; the others take their defaults. */
@@ -295,7 +295,7 @@ export class WebhookEventRepository {
     );
   }
 
-  /** Up to `limit` events `overdueSeconds` late (caller's transaction): each late account's oldest, an equal share each. */
+  /** Up to `limit` events `overdueSeconds` late (caller's transaction), each late account's equal share; sort-free. */
   async overdue(manager: EntityManager, overdueSeconds: number, limit: number): Promise<DeliveryJobSource[]> {
     const due = `w.delivery_status = 'pending' AND w.next_attempt_at IS NOT NULL`;
     const cutoff = `now() - make_interval(secs => $1)`;
@@ -310,7 +310,7 @@ export class WebhookEventRepository {
          SELECT f.*, walk.n + 1 FROM walk, ${step('walk.account_id', '> (walk.account_id, walk.at, walk.id)')}
           WHERE walk.n < $2::float8 / (SELECT count(*) FROM late))
        ${jobSourcesFrom('(SELECT * FROM webhook_events WHERE id = ANY (ARRAY(SELECT id FROM walk ORDER BY at LIMIT $2)))')} ORDER BY e.next_attempt_at`;
-    return jobSources((await manager.query(sql, [overdueSeconds, limit])) as EventForJob[]);
+    return withSortFreePlan(manager, async () => jobSources(await manager.query(sql, [overdueSeconds, limit])));
   }
 
   /** Due pending events counted up to `cap` (as cheap with a million due), and the oldest's seconds due (0 if none). */
