@@ -92,7 +92,7 @@ export async function composeAll(): Promise<Map<string, string>> {
   await log('delivery-log-statuses', { delivery_status: 'failed,held' });
   await log('delivery-log-verification-statuses', { delivery_status: 'failed', verification_id: ACCOUNT });
 
-  const [pin, overdue, restore, , promote, deleteAged, countAged, countExpired, replay, backlog] = await captured(
+  const [pin, overdue, restore, , , promote, , deleteAged, countAged, countExpired, replay, backlog] = await captured(
     async (query) => {
       const { source, manager } = recordingSource(query);
       const events = new WebhookEventRepository(source, { query } as unknown as PgPool);

@@ -1,7 +1,7 @@
 -- webhooks/promote-waiting.sql: composed by the service, written by npm run sql:snapshots; edit the code, not this file.
-WITH due AS (
-       SELECT count(*)::int AS n FROM webhook_events
-        WHERE account_id = $1 AND delivery_status = 'pending' AND next_attempt_at <= statement_timestamp()),
+WITH due AS (SELECT count(*)::int AS n FROM (SELECT FROM webhook_events
+        WHERE delivery_status = 'pending' AND next_attempt_at IS NOT NULL AND (account_id, next_attempt_at) >= ($1, '-infinity')
+          AND (account_id, next_attempt_at) <= ($1, statement_timestamp()) ORDER BY account_id, next_attempt_at LIMIT $2) d),
      next AS (
        SELECT id FROM webhook_events WHERE account_id = $1 AND delivery_status = 'pending' AND next_attempt_at IS NULL
         ORDER BY created_at, id LIMIT greatest(0, $2 - (SELECT n FROM due)) FOR UPDATE),

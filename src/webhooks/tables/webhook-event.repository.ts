@@ -366,22 +366,20 @@ export class WebhookEventRepository {
   /** Makes the account's oldest waiting events (released, replayed, or parked by the worker) due, as
    * many as keep its due events (queued or in flight) at `window`, and returns them as the jobs to
    * queue, in the caller's transaction. One account at a time (a transaction-scoped advisory lock),
-   * so two calls never let more than `window` through. Both steps walk a partial index of their own:
-   * a release of many events costs the same per event as one of a few. */
+   * so two calls never let more than `window` through. Both steps walk their own index range, sort-free
+   * (the due count up to `window`): a release of many events costs the same per event as one of a few. */
   async promoteWaiting(manager: EntityManager, accountId: string, window: number): Promise<DeliveryJobSource[]> {
     await manager.query(`SELECT pg_advisory_xact_lock(${RELEASE_LOCK}, hashtext($1))`, [accountId]);
-    const rows = await manager.query(
-      `WITH due AS (
-         SELECT count(*)::int AS n FROM webhook_events
-          WHERE account_id = $1 AND delivery_status = 'pending' AND next_attempt_at <= statement_timestamp()),
+    const sql = `WITH due AS (SELECT count(*)::int AS n FROM (SELECT FROM webhook_events
+          WHERE delivery_status = 'pending' AND next_attempt_at IS NOT NULL AND (account_id, next_attempt_at) >= ($1, '-infinity')
+            AND (account_id, next_attempt_at) <= ($1, statement_timestamp()) ORDER BY account_id, next_attempt_at LIMIT $2) d),
        next AS (
          SELECT id FROM webhook_events WHERE account_id = $1 AND delivery_status = 'pending' AND next_attempt_at IS NULL
           ORDER BY created_at, id LIMIT greatest(0, $2 - (SELECT n FROM due)) FOR UPDATE),
        e AS (UPDATE webhook_events w SET next_attempt_at = now()
               WHERE w.id = ANY (ARRAY(SELECT id FROM next)) RETURNING w.*)
-       ${jobSourcesFrom('e')} ORDER BY e.created_at, e.id`,
-      [accountId, window],
-    );
+       ${jobSourcesFrom('e')} ORDER BY e.created_at, e.id`;
+    const rows = await withSortFreePlan(manager, () => manager.query(sql, [accountId, window]));
     return jobSources(rows as EventForJob[]);
   }
 
