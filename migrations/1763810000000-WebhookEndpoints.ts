@@ -8,15 +8,19 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * their turn (pending, no due time) in creation order, and the cycles let through but not yet
  * attempted (a new event is in neither: its cycle is 1 and it is due).
  *
- * Replacing the check constraint scans webhook_events once under a brief lock (seconds per million
- * rows); the new index builds in the same scan order of magnitude and is empty until a release.
+ * Online on a large webhook_events (outside a transaction, each step safe to run again): the check
+ * constraint is replaced NOT VALID in one brief ALTER (no scan under its lock) and validated after,
+ * which blocks neither reads nor writes; the indexes are built CONCURRENTLY. Replaced in one
+ * validating ALTER and built plainly, as first written, they stopped reads and status changes for
+ * 1.9 s on 1.5 M events (`npm run bench:year`), about 15 s at a year.
  */
 export class WebhookEndpoints1763810000000 implements MigrationInterface {
   name = 'WebhookEndpoints1763810000000';
+  transaction = false;
 
   public async up(queryRunner: QueryRunner): Promise<void> {
     await queryRunner.query(`
-      CREATE TABLE webhook_endpoints (
+      CREATE TABLE IF NOT EXISTS webhook_endpoints (
         account_id uuid PRIMARY KEY,
         disabled_reason varchar(16),
         disabled_at timestamptz(3),
@@ -26,7 +30,7 @@ export class WebhookEndpoints1763810000000 implements MigrationInterface {
           CHECK (disabled_reason IN ('gone', 'failing', 'client', 'operator'))
       )`);
     await queryRunner.query(`
-      CREATE TABLE webhook_endpoint_health (
+      CREATE TABLE IF NOT EXISTS webhook_endpoint_health (
         account_id uuid PRIMARY KEY,
         last_success_at timestamptz(3),
         last_failure_at timestamptz(3),
@@ -34,19 +38,26 @@ export class WebhookEndpoints1763810000000 implements MigrationInterface {
         consecutive_failures integer NOT NULL DEFAULT 0,
         CONSTRAINT webhook_endpoint_health_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts (id)
       )`);
-    await queryRunner.query(`ALTER TABLE webhook_events DROP CONSTRAINT webhook_events_delivery_status_check`);
     await queryRunner.query(
-      `ALTER TABLE webhook_events ADD CONSTRAINT webhook_events_delivery_status_check
-         CHECK (delivery_status IN ('pending', 'delivered', 'failed', 'held'))`,
+      `ALTER TABLE webhook_events DROP CONSTRAINT IF EXISTS webhook_events_delivery_status_check,
+         ADD CONSTRAINT webhook_events_delivery_status_check
+         CHECK (delivery_status IN ('pending', 'delivered', 'failed', 'held')) NOT VALID`,
     );
-    await queryRunner.query(
-      `CREATE INDEX webhook_events_waiting_idx ON webhook_events (account_id, created_at, id)
-         WHERE delivery_status = 'pending' AND next_attempt_at IS NULL`,
-    );
-    await queryRunner.query(
-      `CREATE INDEX webhook_events_released_idx ON webhook_events (account_id)
-         WHERE delivery_status = 'pending' AND cycle > 1 AND cycle_attempts = 0 AND next_attempt_at IS NOT NULL`,
-    );
+    await queryRunner.query(`ALTER TABLE webhook_events VALIDATE CONSTRAINT webhook_events_delivery_status_check`);
+    // A build that failed half way leaves an invalid index: dropped, then built again.
+    for (const [name, definition] of [
+      [
+        'webhook_events_waiting_idx',
+        `(account_id, created_at, id) WHERE delivery_status = 'pending' AND next_attempt_at IS NULL`,
+      ],
+      [
+        'webhook_events_released_idx',
+        `(account_id) WHERE delivery_status = 'pending' AND cycle > 1 AND cycle_attempts = 0 AND next_attempt_at IS NOT NULL`,
+      ],
+    ]) {
+      await queryRunner.query(`DROP INDEX CONCURRENTLY IF EXISTS ${name}`);
+      await queryRunner.query(`CREATE INDEX CONCURRENTLY ${name} ON webhook_events ${definition}`);
+    }
   }
 
   public async down(queryRunner: QueryRunner): Promise<void> {

@@ -13,22 +13,27 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * (every one this release makes) costs one comparison.
  *
  * Adding a nullable column is instant. The partial index starts with every existing row and
- * empties as the texts are written.
+ * empties as the texts are written; it is built CONCURRENTLY, outside a transaction (each step safe to
+ * run again): built plainly, as first written, it stopped status changes for 0.9 s on 500,000
+ * verifications (`npm run bench:year`), about 9 s at a year.
  */
 export class VerificationResponseJson1763820000000 implements MigrationInterface {
   name = 'VerificationResponseJson1763820000000';
+  transaction = false;
 
   public async up(queryRunner: QueryRunner): Promise<void> {
-    await queryRunner.query(`ALTER TABLE verifications ADD COLUMN response_json text`);
+    await queryRunner.query(`ALTER TABLE verifications ADD COLUMN IF NOT EXISTS response_json text`);
+    await queryRunner.query(`DROP INDEX CONCURRENTLY IF EXISTS verifications_response_json_missing_idx`);
     await queryRunner.query(
-      `CREATE INDEX verifications_response_json_missing_idx ON verifications (id) WHERE response_json IS NULL`,
+      `CREATE INDEX CONCURRENTLY verifications_response_json_missing_idx ON verifications (id) WHERE response_json IS NULL`,
     );
     await queryRunner.query(`
-      CREATE FUNCTION verifications_response_json_stale() RETURNS trigger LANGUAGE plpgsql AS $$
+      CREATE OR REPLACE FUNCTION verifications_response_json_stale() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN
         NEW.response_json := NULL;
         RETURN NEW;
       END $$`);
+    await queryRunner.query(`DROP TRIGGER IF EXISTS verifications_response_json_stale ON verifications`);
     await queryRunner.query(`
       CREATE TRIGGER verifications_response_json_stale BEFORE UPDATE ON verifications FOR EACH ROW
         WHEN (NEW.response_json IS NOT DISTINCT FROM OLD.response_json AND NEW.response_json IS NOT NULL)

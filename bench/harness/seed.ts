@@ -115,12 +115,12 @@ export async function insertVerifications(databaseUrl: string, rowSets: string[]
   await inParallel(databaseUrl, inserts);
 }
 
-/** Stores every missing verification JSON with the service's own backfill (after the index rebuild: it walks one). */
-export async function renderJson(databaseUrl: string): Promise<number> {
+/** Stores every missing verification JSON with the service's own backfill, `batch` rows a transaction (after the index rebuild: it walks one). */
+export async function renderJson(databaseUrl: string, batch = 10_000): Promise<number> {
   const dataSource = new DataSource({ type: 'postgres', url: databaseUrl });
   await dataSource.initialize();
   try {
-    return (await backfillVerificationJson(dataSource, 10_000)).rows;
+    return (await backfillVerificationJson(dataSource, batch)).rows;
   } finally {
     await dataSource.destroy();
   }

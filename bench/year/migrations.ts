@@ -8,6 +8,9 @@ import { renderJson } from '../harness/seed';
 /** The migrations of this release: every one after the last release's (1.0.0 ended with Redaction). */
 const LAST_OF_PREVIOUS_RELEASE = 'Redaction1763800000000';
 
+/** `npm run cli -- render-json`'s default --batch-size. */
+const RENDER_JSON_BATCH = 1_000;
+
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
@@ -79,7 +82,8 @@ export async function checkMigrations(databaseUrl: string): Promise<MigrationFig
   const statements = probes(rows[0] as { verification: string; account: string; event: string });
   const all = new DataSource(migrationDataSourceOptions(databaseUrl));
   await all.initialize();
-  for (let i = 0; i < release.length; i++) await all.undoLastMigration({ transaction: 'each' });
+  // Without a transaction of TypeORM's: the index migrations' down() drops CONCURRENTLY.
+  for (let i = 0; i < release.length; i++) await all.undoLastMigration({ transaction: 'none' });
   await all.destroy();
   log(`migrations: ${release.length} of this release undone; applying them one at a time beside the probes`);
   const figures: MigrationFigures[] = [];
@@ -101,6 +105,8 @@ export async function checkMigrations(databaseUrl: string): Promise<MigrationFig
       await one.runMigrations({ transaction: 'each' }).finally(() => one.destroy());
     });
   }
-  await step('render-json (the stored JSON, in batches beside the service)', () => renderJson(databaseUrl));
+  await step(`render-json (the stored JSON, the CLI's batches of ${RENDER_JSON_BATCH})`, () =>
+    renderJson(databaseUrl, RENDER_JSON_BATCH),
+  );
   return figures;
 }

@@ -69,6 +69,9 @@ export async function openSide(
   } else {
     await recreateBenchDatabase(databaseUrl);
     const seconds = await seedYear(databaseUrl, total, accounts);
+    const marker = new Client({ connectionString: databaseUrl });
+    await marker.connect();
+    await marker.query(`CREATE TABLE bench_seed AS SELECT $1::text AS shape`, [shape]).finally(() => marker.end());
     log(`${name}: seeded ${shape} in ${fmt(seconds, 1)} s`);
   }
   if (!flags['keep-database']) lab.defer(() => dropBenchDatabase(databaseUrl));
@@ -77,7 +80,6 @@ export async function openSide(
   const db = new Client({ connectionString: databaseUrl });
   await db.connect();
   lab.defer(() => db.end());
-  await db.query(`CREATE TABLE IF NOT EXISTS bench_seed AS SELECT $1::text AS shape`, [shape]);
   await beforeServices(databaseUrl);
   const receiver = await BenchReceiver.open(lab);
   const env = serviceEnv(databaseUrl, prefix, { WEBHOOK_EVENT_RETENTION_DAYS: '0' });

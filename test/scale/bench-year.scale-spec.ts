@@ -74,7 +74,7 @@ describe('npm run bench:year at a tiny scale', () => {
     const rows = tableAfter(output, "This release's migrations applied one at a time");
     expect(rows.map((row) => row[0])).toEqual([
       ...since.map((m) => m.name),
-      'render-json (the stored JSON, in batches beside the service)',
+      "render-json (the stored JSON, the CLI's batches of 1000)",
     ]);
     for (const [, seconds, wait] of rows) expect([number(seconds) >= 0, number(wait) > 0]).toEqual([true, true]);
   });
