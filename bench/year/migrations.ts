@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { migrationDataSourceOptions } from 'src/database/migration-options';
@@ -10,8 +11,6 @@ const LAST_OF_PREVIOUS_RELEASE = 'Redaction1763800000000';
 
 /** `npm run cli -- render-json`'s default --batch-size. */
 const RENDER_JSON_BATCH = 1_000;
-
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * What reads and status changes need of the previous release's tables, each in a transaction rolled

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { changeLoop } from '../harness/loads';
 import { fmt, log } from '../harness/report';
 import { onServer } from '../harness/db';
@@ -6,7 +7,6 @@ import { Tally, median } from '../harness/slices';
 import type { Arrival } from '../webhooks/receiver';
 import type { Side } from './sides';
 
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 /** Deliveries/s from `t0` to the last arrival. */
 const rateSince = (arrivals: Arrival[], t0: number): number =>
   arrivals.length / ((Math.max(...arrivals.map((a) => a.at)) - t0) / 1000);
