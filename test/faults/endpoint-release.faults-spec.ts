@@ -1,7 +1,18 @@
 import type { Pool } from 'pg';
 import { TestApp, startApp } from '../helpers/test-app';
 import { ReceivedRequest, WebhookReceiver, verifySignature } from '../helpers/webhook-receiver';
-import { ApiClient, FAST_DELIVERY, pool, report, runDb, sleep, tokens, waitUntil, watchStalled } from './harness';
+import {
+  ApiClient,
+  FAST_DELIVERY,
+  StalledWatch,
+  pool,
+  report,
+  runDb,
+  sleep,
+  tokens,
+  waitUntil,
+  watchStalled,
+} from './harness';
 
 const ENDPOINT = '/api/v1/public/kyc/webhook-endpoint';
 const DELIVERY_LOG = '/api/v1/public/kyc/webhook-events';
@@ -121,6 +132,8 @@ describe('an endpoint enabled again: its held events released, oldest first, one
   let api: TestApp | undefined;
   let worker: TestApp | undefined;
   let db: Pool;
+  // Closed in afterAll too, so a failed run leaves no Redis connection holding Jest open.
+  let stalled: StalledWatch | undefined;
 
   const startWorker = async (): Promise<TestApp> => (worker = await startApp({ ...env, APP_ROLE: 'worker' }));
 
@@ -131,6 +144,7 @@ describe('an endpoint enabled again: its held events released, oldest first, one
   });
 
   afterAll(async () => {
+    await stalled?.close();
     await worker?.close();
     await api?.close();
     for (const receiver of receivers) await receiver.close();
@@ -181,7 +195,7 @@ describe('an endpoint enabled again: its held events released, oldest first, one
   it('500 held events, the worker SIGKILLed three times during the release: none lost, an extra arrival only for what a kill cut off', async () => {
     const { client, receiver, account } = await heldAccount('endpoint-release kill', HELD_VERIFICATIONS);
     const created = (await eventRows(db, account.id)).map((row) => row.id);
-    const stalled = await watchStalled(prefix);
+    stalled = await watchStalled(prefix);
 
     const kills: Kill[] = [];
     const kill = (point: KillPoint): void => {

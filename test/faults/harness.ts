@@ -177,12 +177,20 @@ export class ApiClient {
   }
 
   async createVerification(accountId: string, externalUserId: string): Promise<string> {
-    const res = await this.call('POST', '/api/v1/internal/kyc/verifications', this.tokens.internal, {
+    const res = await this.tryCreateVerification(accountId, externalUserId);
+    if (res.status !== 201) throw new Error(`createVerification: ${res.status} ${JSON.stringify(res.body)}`);
+    return String(res.body.id);
+  }
+
+  /** The create's answer, whatever it is (callers decide what is acceptable). */
+  tryCreateVerification(
+    accountId: string,
+    externalUserId: string,
+  ): Promise<{ status: number; body: Record<string, unknown> }> {
+    return this.call('POST', '/api/v1/internal/kyc/verifications', this.tokens.internal, {
       account_id: accountId,
       external_user_id: externalUserId,
     });
-    if (res.status !== 201) throw new Error(`createVerification: ${res.status} ${JSON.stringify(res.body)}`);
-    return String(res.body.id);
   }
 
   /** The HTTP status of the transition (callers decide what is acceptable). */
@@ -202,6 +210,23 @@ export class RetryingTransitions {
   retried = 0;
 
   constructor(private readonly clients: ApiClient[]) {}
+
+  /**
+   * The new verification's id. A 503 (a pool connection not ready within 1 s on an overloaded machine)
+   * committed nothing, so the create is sent again, to the next process.
+   */
+  async create(accountId: string, externalUserId: string, clientIndex = 0): Promise<string> {
+    for (let attempt = 0; ; attempt += 1) {
+      const client = this.clients[(clientIndex + attempt) % this.clients.length];
+      const res = await client.tryCreateVerification(accountId, externalUserId);
+      if (res.status === 201) return String(res.body.id);
+      if (res.status !== 503 || attempt >= 10) {
+        throw new Error(`createVerification: ${res.status} ${JSON.stringify(res.body)}`);
+      }
+      this.retried += 1;
+      await sleep(500);
+    }
+  }
 
   /** 200, or 409 when a retried change turns out to have committed before its 503. */
   async run(verificationId: string, status: 'processing' | 'approved', clientIndex = 0): Promise<number> {
@@ -303,10 +328,12 @@ export async function waitForDeliveries(
  * Event ids of the delivery jobs Bull moved back to waiting as stalled (lock lost: a worker died,
  * or was starved of CPU past the lock duration), from the queue's own pub/sub channel.
  */
-export async function watchStalled(
-  prefix: string,
-  redisUrl = process.env.REDIS_URL as string,
-): Promise<{ ids: Set<string>; close(): Promise<void> }> {
+export interface StalledWatch {
+  ids: Set<string>;
+  close(): Promise<void>;
+}
+
+export async function watchStalled(prefix: string, redisUrl = process.env.REDIS_URL as string): Promise<StalledWatch> {
   const subscriber = new Redis(redisUrl, { maxRetriesPerRequest: null });
   const ids = new Set<string>();
   subscriber.on('message', (_channel: string, jobId: string) => ids.add(jobId.split(':')[0]));

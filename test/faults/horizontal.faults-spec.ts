@@ -12,6 +12,7 @@ import {
   sleep,
   tokens,
   waitForDeliveries,
+  StalledWatch,
   watchStalled,
 } from './harness';
 
@@ -31,6 +32,8 @@ describe('horizontal run: 2 API processes and 2 worker processes', () => {
   const env = { ...FAST_DELIVERY, QUEUE_PREFIX: `${process.env.QUEUE_PREFIX}_hz` };
   const processes: TestApp[] = [];
   let db: Pool;
+  // Closed in afterAll too, so a failed run leaves no Redis connection holding Jest open.
+  let stalled: StalledWatch | undefined;
 
   beforeAll(async () => {
     await receiver.start();
@@ -39,6 +42,7 @@ describe('horizontal run: 2 API processes and 2 worker processes', () => {
   });
 
   afterAll(async () => {
+    await stalled?.close();
     for (const app of processes) await app.close();
     await receiver.stop();
     await db.end();
@@ -51,24 +55,23 @@ describe('horizontal run: 2 API processes and 2 worker processes', () => {
       startApp({ ...env, APP_ROLE: 'worker', LOG_LEVEL: 'info' }),
     ]);
     processes.push(...apis, ...workers);
-    const stalled = await watchStalled(env.QUEUE_PREFIX);
+    stalled = await watchStalled(env.QUEUE_PREFIX);
     const clients = apis.map((app) => new ApiClient(app.url, tokens()));
     const accounts = await Promise.all(
       Array.from({ length: ACCOUNTS }, (_, i) => clients[i % 2].createAccount(`horizontal ${i}`, receiver.url)),
     );
     const accountIds = accounts.map((a) => a.id);
 
+    // Creates and each verification's two transitions go to both API processes; a 503 (a pool connection
+    // not ready within 1 s on an overloaded machine) is retried, as a client would.
+    const transitions = new RetryingTransitions(clients);
     const createdAt = Date.now();
     const verifications = await pool(
       Array.from({ length: VERIFICATIONS }, (_, i) => i),
       16,
-      (i) => clients[i % 2].createVerification(accountIds[i % ACCOUNTS], `horizontal-${i}`),
+      (i) => transitions.create(accountIds[i % ACCOUNTS], `horizontal-${i}`, i % 2),
     );
     const createSeconds = (Date.now() - createdAt) / 1000;
-
-    // Each verification's two transitions go to different API processes; a 503 (a pool connection
-    // not ready within 1 s on an overloaded machine) is retried, as a client would.
-    const transitions = new RetryingTransitions(clients);
     const started = Date.now();
     const statuses = (
       await pool(verifications, 16, async (id, i) => [

@@ -13,6 +13,7 @@ import {
   sleep,
   tokens,
   waitForDeliveries,
+  StalledWatch,
   watchStalled,
 } from './harness';
 
@@ -29,6 +30,8 @@ describe('a worker process SIGKILLed every few seconds during 2,000 deliveries',
   let api: TestApp | undefined;
   let worker: TestApp | undefined;
   let db: Pool;
+  // Closed in afterAll too, so a failed run leaves no Redis connection holding Jest open.
+  let stalled: StalledWatch | undefined;
 
   beforeAll(async () => {
     await receiver.start();
@@ -36,6 +39,7 @@ describe('a worker process SIGKILLed every few seconds during 2,000 deliveries',
   });
 
   afterAll(async () => {
+    await stalled?.close();
     await worker?.close();
     await api?.close();
     await receiver.stop();
@@ -46,7 +50,7 @@ describe('a worker process SIGKILLed every few seconds during 2,000 deliveries',
     api = await startApp({ ...env, APP_ROLE: 'api' });
     worker = await startApp({ ...env, APP_ROLE: 'worker' });
     receiver.reply = { status: 200, delayMs: 25 };
-    const stalled = await watchStalled(prefix);
+    stalled = await watchStalled(prefix);
     const client = new ApiClient(api.url, tokens());
     const accounts = await Promise.all(
       Array.from({ length: ACCOUNTS }, (_, i) => client.createAccount(`worker-kill ${i}`, receiver.url)),
