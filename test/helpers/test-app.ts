@@ -32,15 +32,32 @@ useCorrectJsonParsers();
 
 export const MAIN_JS = join(__dirname, '..', '..', 'dist', 'src', 'main.js');
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+/** Whether nothing listens on 127.0.0.1:`port` now. */
+function canListen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
     const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
   });
+}
+
+const PORT_BAND = 1_500;
+let nextPortOffset = Math.floor(Math.random() * PORT_BAND);
+
+/**
+ * A port for a process the test starts, free when asked. Taken below the kernel's ephemeral range
+ * (32768 and up, where `listen(0)` and outgoing connections take theirs), in a band of its own per Jest
+ * worker: between this answer and the process binding the port, neither a spec file on another
+ * worker nor any `listen(0)` can take it.
+ */
+export async function freePort(): Promise<number> {
+  const worker = Number(process.env.JEST_WORKER_ID ?? '1');
+  const base = 20_000 + ((worker - 1) % 8) * PORT_BAND;
+  for (let tries = 0; tries < PORT_BAND; tries += 1) {
+    const port = base + (nextPortOffset++ % PORT_BAND);
+    if (await canListen(port)) return port;
+  }
+  throw new Error(`no free port in ${base}-${base + PORT_BAND - 1}`);
 }
 
 function waitForExit(child: ChildProcess): Promise<number | null> {

@@ -10,7 +10,13 @@ export default async function globalTeardown(): Promise<void> {
   if (process.env.KEEP_TEST_DB !== '1' && /test/.test(dbName)) {
     const client = new Client({ connectionString: testDatabaseServerUrl() });
     await client.connect();
-    await client.query(`DROP DATABASE IF EXISTS "${dbName.replace(/"/g, '""')}" WITH (FORCE)`);
+    // The run's database and its workers' copies (test/setup/worker-env.ts).
+    const { rows } = await client.query<{ name: string }>(
+      `SELECT datname AS name FROM pg_database WHERE datname = $1 OR datname ~ ('^' || $1 || '_w[0-9]+$')`,
+      [dbName],
+    );
+    for (const { name } of rows)
+      await client.query(`DROP DATABASE IF EXISTS "${name.replace(/"/g, '""')}" WITH (FORCE)`);
     await client.end();
   }
   const prefix = process.env.QUEUE_PREFIX ?? '';
