@@ -383,10 +383,12 @@ export class WebhookEventRepository {
     return jobSources(rows as EventForJob[]);
   }
 
-  /** Accounts with released events waiting their turn, for the sweeper to move on. */
+  /** Accounts with released events waiting their turn, for the sweeper: a skip scan, one probe per account. */
   async accountsWithWaiting(limit: number): Promise<string[]> {
-    const sql = `SELECT DISTINCT account_id AS "accountId" FROM webhook_events
-      WHERE delivery_status = 'pending' AND next_attempt_at IS NULL LIMIT $1`;
+    const waiting = `FROM webhook_events w WHERE w.delivery_status = 'pending' AND w.next_attempt_at IS NULL`;
+    const sql = `WITH RECURSIVE a(id) AS ((SELECT w.account_id ${waiting} ORDER BY 1 LIMIT 1) UNION ALL
+        SELECT (SELECT w.account_id ${waiting} AND w.account_id > a.id ORDER BY 1 LIMIT 1) FROM a WHERE a.id IS NOT NULL)
+      SELECT id AS "accountId" FROM a WHERE id IS NOT NULL LIMIT $1`;
     return ((await this.dataSource.query(sql, [limit])) as { accountId: string }[]).map((row) => row.accountId);
   }
 
