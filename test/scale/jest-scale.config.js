@@ -9,4 +9,7 @@ module.exports = {
   globalSetup: '<rootDir>/test/setup/global-setup.ts',
   globalTeardown: '<rootDir>/test/setup/global-teardown.ts',
   testTimeout: 300000,
+  // A spec that fails half-way can leave a client of a server it started (or killed) open; the run must end
+  // with its failure, not wait on that handle until CI's time limit.
+  forceExit: true,
 };
