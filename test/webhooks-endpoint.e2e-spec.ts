@@ -235,6 +235,26 @@ describe('webhook endpoint', () => {
       expect(receiver.for(id)).toHaveLength(1);
     });
 
+    it('an attempt in flight when the endpoint is disabled is kept in the log; the event stays held', async () => {
+      const account = await createAccount(t, { webhook_url: receiver.url });
+      // The first POST is answered 500 only after the disable has held its event.
+      receiver.respondWith({ status: 500, delayMs: 2_000 });
+      const id = await oneEvent(account);
+      await receiver.waitForCount(id, 1);
+      await patch(account, { status: 'disabled' });
+      expect(await event(account, id)).toMatchObject({ delivery_status: 'held', attempt_count: 0 });
+      const logged = await waitFor(
+        () => event(account, id),
+        (e) => e.attempt_count === 1,
+        'the in-flight attempt logged',
+        10_000,
+      );
+      expect(logged).toMatchObject({ delivery_status: 'held', next_attempt_at: null, last_response_status: 500 });
+      await sleep(QUIET_MS);
+      expect(receiver.for(id)).toHaveLength(1);
+      expect((await endpoint(account)).held_count).toBe(1);
+    });
+
     it('a client disable holds the events still retrying, their attempts kept; enabling sends them again', async () => {
       const account = await createAccount(t, { webhook_url: receiver.url });
       // Each failure answered after 300 ms: the change below lands while the event still retries

@@ -7,11 +7,13 @@ updated AS (
   UPDATE webhook_events e
    SET attempt_count = e.attempt_count + 1, cycle_attempts = e.cycle_attempts + 1,
        last_attempt_at = i.at, last_response_status = i.response_status, last_error = i.error,
-       delivery_status = CASE WHEN i.status = 'held' AND (i.url IS DISTINCT FROM (SELECT a.webhook_url FROM accounts a WHERE a.id = e.account_id)) THEN 'pending' ELSE i.status END,
-       next_attempt_at = CASE WHEN i.status = 'held' AND (i.url IS DISTINCT FROM (SELECT a.webhook_url FROM accounts a WHERE a.id = e.account_id)) THEN i.at ELSE i.next_attempt_at END,
+       delivery_status = CASE WHEN e.delivery_status = 'held' AND i.status <> 'delivered' THEN 'held'
+                              WHEN i.status = 'held' AND (i.url IS DISTINCT FROM (SELECT a.webhook_url FROM accounts a WHERE a.id = e.account_id)) THEN 'pending' ELSE i.status END,
+       next_attempt_at = CASE WHEN e.delivery_status = 'held' AND i.status <> 'delivered' THEN NULL
+                              WHEN i.status = 'held' AND (i.url IS DISTINCT FROM (SELECT a.webhook_url FROM accounts a WHERE a.id = e.account_id)) THEN i.at ELSE i.next_attempt_at END,
        delivered_at = CASE WHEN i.status = 'delivered' THEN now() ELSE e.delivered_at END
   FROM input i
- WHERE e.id = i.id AND e.cycle = i.cycle AND e.delivery_status = 'pending'
+ WHERE e.id = i.id AND e.cycle = i.cycle AND e.delivery_status IN ('pending', 'held')
 RETURNING e.id, e.account_id, e.attempt_count, i.at, i.response_status, i.duration_ms, i.error,
           CASE WHEN e.redacted_at IS NULL THEN i.response_body END AS response_body, i.n, (i.url IS DISTINCT FROM (SELECT a.webhook_url FROM accounts a WHERE a.id = e.account_id)) AS moved),
 inserted AS (

@@ -174,23 +174,24 @@ SELECT e.id, e.account_id AS "accountId", e.body, e.created_at AS "createdAt", e
  WHERE e.id = ANY($1::uuid[])`;
 }
 
-/** The update of each event an attempt of `input` is for (columns id, cycle, at, response_status,
- * error, status, next_attempt_at, duration_ms, response_body, url, n), if it is still pending in
- * that cycle. `movedOf` says, over the event's account id, whether the attempt's url is no longer
- * the account's: such an outcome belongs to the url it was sent to, so a 410 (status held) becomes
- * a retry due now (to the new url) and `moved` tells the caller to leave the endpoint alone.
- * Returns the event's id and new attempt_count with the attempt's columns: an attempt that was in
- * flight while its verification was redacted keeps no response excerpt (it may echo the old body). */
+/** The update of each event an attempt of `input` (id, cycle, at, response_status, error, status, next_attempt_at,
+ * duration_ms, response_body, url, n) is for, if still in that cycle, pending or held (an attempt in flight when the
+ * endpoint was disabled is logged; the event stays held unless it delivered). `movedOf` says, over the event's account
+ * id, whether the attempt's url is no longer the account's: that outcome belongs to the url it was sent to, so a 410
+ * (status held) becomes a retry due now and `moved` tells the caller to leave the endpoint alone. Returns the id,
+ * new attempt_count and the attempt's columns; an attempt in flight during a redaction keeps no response excerpt. */
 export function recordAttemptsSql(input: string, movedOf: (accountId: string) => string): string {
   const moved = movedOf('e.account_id');
   return `UPDATE webhook_events e
      SET attempt_count = e.attempt_count + 1, cycle_attempts = e.cycle_attempts + 1,
          last_attempt_at = i.at, last_response_status = i.response_status, last_error = i.error,
-         delivery_status = CASE WHEN i.status = 'held' AND ${moved} THEN 'pending' ELSE i.status END,
-         next_attempt_at = CASE WHEN i.status = 'held' AND ${moved} THEN i.at ELSE i.next_attempt_at END,
+         delivery_status = CASE WHEN e.delivery_status = 'held' AND i.status <> 'delivered' THEN 'held'
+                                WHEN i.status = 'held' AND ${moved} THEN 'pending' ELSE i.status END,
+         next_attempt_at = CASE WHEN e.delivery_status = 'held' AND i.status <> 'delivered' THEN NULL
+                                WHEN i.status = 'held' AND ${moved} THEN i.at ELSE i.next_attempt_at END,
          delivered_at = CASE WHEN i.status = 'delivered' THEN now() ELSE e.delivered_at END
     FROM ${input} i
-   WHERE e.id = i.id AND e.cycle = i.cycle AND e.delivery_status = 'pending'
+   WHERE e.id = i.id AND e.cycle = i.cycle AND e.delivery_status IN ('pending', 'held')
   RETURNING e.id, e.account_id, e.attempt_count, i.at, i.response_status, i.duration_ms, i.error,
             CASE WHEN e.redacted_at IS NULL THEN i.response_body END AS response_body, i.n, ${moved} AS moved`;
 }
