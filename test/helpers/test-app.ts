@@ -41,7 +41,8 @@ function canListen(port: number): Promise<boolean> {
   });
 }
 
-const PORT_BAND = 1_500;
+/** Ports per Jest worker: nine workers at most (test/setup/global-setup.ts) fit in 20000-31699. */
+const PORT_BAND = 1_300;
 let nextPortOffset = Math.floor(Math.random() * PORT_BAND);
 
 /**
@@ -52,7 +53,7 @@ let nextPortOffset = Math.floor(Math.random() * PORT_BAND);
  */
 export async function freePort(): Promise<number> {
   const worker = Number(process.env.JEST_WORKER_ID ?? '1');
-  const base = 20_000 + ((worker - 1) % 8) * PORT_BAND;
+  const base = 20_000 + (worker - 1) * PORT_BAND;
   for (let tries = 0; tries < PORT_BAND; tries += 1) {
     const port = base + (nextPortOffset++ % PORT_BAND);
     if (await canListen(port)) return port;
