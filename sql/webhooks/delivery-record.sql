@@ -15,7 +15,8 @@ updated AS (
   FROM input i
  WHERE e.id = i.id AND e.cycle = i.cycle AND e.delivery_status IN ('pending', 'held')
 RETURNING e.id, e.account_id, e.attempt_count, i.at, i.response_status, i.duration_ms, i.error,
-          CASE WHEN e.redacted_at IS NULL THEN i.response_body END AS response_body, i.n, (i.url IS DISTINCT FROM (SELECT a.webhook_url FROM accounts a WHERE a.id = e.account_id)) AS moved),
+          CASE WHEN e.redacted_at IS NULL THEN i.response_body END AS response_body, i.n, (i.url IS DISTINCT FROM (SELECT a.webhook_url FROM accounts a WHERE a.id = e.account_id)) AS moved,
+          e.delivery_status = 'held' AS held),
 inserted AS (
   INSERT INTO webhook_attempts (event_id, number, at, response_status, duration_ms, error, response_body)
   SELECT id, attempt_count, at, response_status, duration_ms, error, response_body FROM updated),
@@ -39,4 +40,4 @@ ON CONFLICT (account_id) DO UPDATE SET
                        ELSE coalesce(h.failing_since, excluded.failing_since) END,
   consecutive_failures = CASE WHEN excluded.last_success_at IS NOT NULL THEN excluded.consecutive_failures
                               ELSE h.consecutive_failures + excluded.consecutive_failures END)
-SELECT n, moved FROM updated
+SELECT n, moved, held FROM updated

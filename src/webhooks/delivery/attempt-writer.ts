@@ -2,7 +2,7 @@ import type { LoggerService } from '@nestjs/common';
 import type { AppConfig } from 'src/config/app-config';
 import type { AttemptOutcome } from 'src/webhooks/delivery/delivery-policy';
 import type { DeliveryStorePort, EndpointPort } from 'src/webhooks/delivery/delivery-ports';
-import type { AttemptRecord } from 'src/webhooks/delivery/delivery-store';
+import type { AttemptRecord, RecordResult } from 'src/webhooks/delivery/delivery-store';
 import { endpointDisableReason } from 'src/webhooks/delivery/delivery-policy';
 
 /**
@@ -22,8 +22,9 @@ export class AttemptWriter {
   /**
    * Records the attempt; on HTTP 410, in the transaction that disables the endpoint (the event is
    * held) — unless the account left that url meanwhile ('moved': the event is due again, at the new url).
+   * 'held' when the endpoint was disabled while the attempt was in flight (the event stays held).
    */
-  async write(record: AttemptRecord, outcome: AttemptOutcome, accountId: string): Promise<boolean | 'moved'> {
+  async write(record: AttemptRecord, outcome: AttemptOutcome, accountId: string): Promise<RecordResult | 'moved'> {
     if (outcome.kind === 'delivered') return this.store.recordUntilStored(record);
     if (outcome.kind !== 'held') return this.store.record(record);
     let written: boolean | 'moved' = false;

@@ -60,6 +60,10 @@ export interface AttemptRecord {
   url: string;
 }
 
+/** Whether an attempt was written: false if its event moved on, 'held' if its endpoint was disabled meanwhile. */
+export type RecordResult = boolean | 'held';
+type Row = { n: string; held: boolean };
+
 /** Whether an attempt was written, and whether the account had left its url by then. */
 export interface Recorded {
   recorded: boolean;
@@ -79,7 +83,8 @@ const LOAD_SQL = dueEventsSql(
 // and its attempt row, or nothing for an event that moved on meanwhile (no row updated, none
 // inserted). An attempt to a url the account has since left counts in no endpoint's health (the
 // comparison is in this statement, so a url change commits either before or after it). Returns the
-// (1-based) positions of the attempts that were recorded, and whether each one's url was left.
+// (1-based) positions of the attempts that were recorded, whether each one's url was left, and whether
+// its event is held.
 const RECORD_SQL = `
   WITH input AS (
     SELECT * FROM unnest($1::uuid[], $2::integer[], $3::timestamptz[], $4::integer[], $5::varchar[], $6::varchar[],
@@ -91,7 +96,7 @@ const RECORD_SQL = `
     ${insertAttemptsFromSql('updated')}),
   health AS (
     ${recordHealthSql('(SELECT * FROM updated WHERE NOT moved)')})
-  SELECT n, moved FROM updated`;
+  SELECT n, moved, held FROM updated`;
 
 /** The composed statements, for their snapshots in sql/ (test/sql-snapshots.e2e-spec.ts). */
 export const DELIVERY_SQL = { load: LOAD_SQL, record: RECORD_SQL };
@@ -129,7 +134,7 @@ export class DeliveryStore {
   // A delivery whose record fails may be POSTed again, so one bad attempt must not fail the batch.
   // Two attempts of one event never share a statement: with both in one UPDATE … FROM, PostgreSQL
   // would apply either, and a retry could overwrite a delivery. The later one goes in the next batch.
-  private readonly records = new MicroBatcher<AttemptRecord, boolean>((attempts) => this.recordMany(attempts), {
+  private readonly records = new MicroBatcher<AttemptRecord, RecordResult>((attempts) => this.recordMany(attempts), {
     isolateFailures: true,
     keyOf: (attempt) => attempt.eventId,
   });
@@ -148,8 +153,8 @@ export class DeliveryStore {
     return this.loads.submit(eventId);
   }
 
-  /** Writes the attempt and the event's new state; false when the event moved on meanwhile. */
-  record(attempt: AttemptRecord): Promise<boolean> {
+  /** Writes the attempt and the event's new state; false when the event moved on meanwhile, 'held' when it is held. */
+  record(attempt: AttemptRecord): Promise<RecordResult> {
     return this.records.submit(attempt);
   }
 
@@ -158,7 +163,7 @@ export class DeliveryStore {
    * bookkeeping hit a passing database error would otherwise be POSTed again. Idempotent: a second
    * try finds the event no longer pending.
    */
-  async recordUntilStored(attempt: AttemptRecord): Promise<boolean> {
+  async recordUntilStored(attempt: AttemptRecord): Promise<RecordResult> {
     for (const wait of RECORD_RETRY_WAITS_MS) {
       try {
         return await this.record(attempt);
@@ -212,9 +217,9 @@ export class DeliveryStore {
     return ids.map((id) => byId.get(id));
   }
 
-  private async recordMany(attempts: AttemptRecord[]): Promise<boolean[]> {
-    const rows = await this.pool.prepared<{ n: string }>('webhook-delivery-record', RECORD_SQL, recordValues(attempts));
-    const recorded = new Set(rows.map((row) => Number(row.n)));
-    return attempts.map((_, i) => recorded.has(i + 1));
+  private async recordMany(attempts: AttemptRecord[]): Promise<RecordResult[]> {
+    const rows = await this.pool.prepared<Row>('webhook-delivery-record', RECORD_SQL, recordValues(attempts));
+    const recorded = new Map(rows.map((row): [number, RecordResult] => [Number(row.n), row.held ? 'held' : true]));
+    return attempts.map((_, i) => recorded.get(i + 1) ?? false);
   }
 }

@@ -3,7 +3,7 @@ import { Webhook } from 'standardwebhooks';
 import { SecretKeyError } from 'src/accounts/secret-crypto';
 import type { DeliveryJobData } from 'src/webhooks/queue/delivery-job';
 import { DeliveryGaveUp, DeliveryRetry, retryBackoff } from 'src/webhooks/queue/delivery-retry';
-import type { AttemptRecord, DueEvent } from 'src/webhooks/delivery/delivery-store';
+import type { AttemptRecord, DueEvent, RecordResult } from 'src/webhooks/delivery/delivery-store';
 import type {
   DeliveryJobHandle,
   DeliverySlots,
@@ -52,7 +52,8 @@ class Fakes {
   records: AttemptRecord[] = [];
   persistentRecords: AttemptRecord[] = [];
   failedWithoutUrl: string[] = [];
-  recordAnswer = true;
+  /** What a record answers: written (true), written with the event held (its endpoint disabled meanwhile), or not. */
+  recordAnswer: RecordResult = true;
   /** Whether the account had left the attempt's url when its 410 was recorded. */
   movedAnswer = false;
   posts: { url: string; headers: Record<string, string>; body: string }[] = [];
@@ -92,7 +93,7 @@ class Fakes {
     failWithoutUrl: async (event) => void this.failedWithoutUrl.push(event.id),
     recordIn: async (_manager, attempt) => (
       this.recordsInDisable.push(attempt),
-      { recorded: this.recordAnswer, moved: this.movedAnswer }
+      { recorded: this.recordAnswer !== false, moved: this.movedAnswer }
     ),
     failingSince: async () => this.failingSince,
     hold: async (event) => (this.holds.push(event.id), this.holdAnswer),
@@ -375,6 +376,21 @@ describe('WebhookDeliveryProcessor', () => {
     fakes.recordAnswer = false;
     fakes.postAnswer = response(500, 'HTTP 500');
     await expect(fakes.processor().process(fakes.job())).resolves.toBe('skipped');
+  });
+
+  it('ends the job held, neither retried nor counted dead, when the endpoint was disabled during the attempt', async () => {
+    fakes.recordAnswer = 'held';
+    fakes.postAnswer = response(500, 'HTTP 500');
+    await expect(fakes.processor().process(fakes.job())).resolves.toBe('held');
+    fakes.event = dueEvent({ cycleAttempts: SCHEDULE.length });
+    const before = await failedCount('schedule_exhausted');
+    await expect(fakes.processor().process(fakes.job())).resolves.toBe('held');
+    expect(await failedCount('schedule_exhausted')).toBe(before);
+    expect(fakes.records).toEqual([
+      expect.objectContaining({ status: 'pending', error: 'HTTP 500' }),
+      expect.objectContaining({ status: 'failed', error: 'HTTP 500' }),
+    ]);
+    expect(fakes.disables).toEqual([]);
   });
 
   it('frees the account slot even when recording throws', async () => {

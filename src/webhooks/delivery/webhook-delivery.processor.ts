@@ -163,7 +163,9 @@ export class WebhookDeliveryProcessor {
     ]);
     if (recorded === 'moved')
       throw new DeliveryRetry(0, `${attemptResultText(result)} from a url the account has left`);
-    if (outcome.kind === 'held') return HELD;
+    // The endpoint was disabled while the attempt was in flight: the attempt is logged, and the event
+    // waits held for the endpoint (neither a retry nor a dead delivery), unless the attempt delivered it.
+    if (outcome.kind === 'held' || recorded === 'held') return HELD;
     if (!recorded) return 'skipped';
     // A secret the service cannot decrypt is its own fault, not the endpoint's: it never disables one.
     if (outcome.kind === 'failed' && result.error !== SIGNING_KEY_ERROR)

@@ -179,7 +179,8 @@ SELECT e.id, e.account_id AS "accountId", e.body, e.created_at AS "createdAt", e
  * endpoint was disabled is logged; the event stays held unless it delivered). `movedOf` says, over the event's account
  * id, whether the attempt's url is no longer the account's: that outcome belongs to the url it was sent to, so a 410
  * (status held) becomes a retry due now and `moved` tells the caller to leave the endpoint alone. Returns the id,
- * new attempt_count and the attempt's columns; an attempt in flight during a redaction keeps no response excerpt. */
+ * new attempt_count, the attempt's columns and whether the event is held now; an attempt in flight during a
+ * redaction keeps no response excerpt. */
 export function recordAttemptsSql(input: string, movedOf: (accountId: string) => string): string {
   const moved = movedOf('e.account_id');
   return `UPDATE webhook_events e
@@ -193,7 +194,8 @@ export function recordAttemptsSql(input: string, movedOf: (accountId: string) =>
     FROM ${input} i
    WHERE e.id = i.id AND e.cycle = i.cycle AND e.delivery_status IN ('pending', 'held')
   RETURNING e.id, e.account_id, e.attempt_count, i.at, i.response_status, i.duration_ms, i.error,
-            CASE WHEN e.redacted_at IS NULL THEN i.response_body END AS response_body, i.n, ${moved} AS moved`;
+            CASE WHEN e.redacted_at IS NULL THEN i.response_body END AS response_body, i.n, ${moved} AS moved,
+            e.delivery_status = 'held' AS held`;
 }
 
 /** The update, for the caller's CTE, that rewrites each event's body and sets its `redacted_at`; `ids` is their placeholder. */
