@@ -237,8 +237,9 @@ describe('webhook endpoint', () => {
 
     it('an attempt in flight when the endpoint is disabled is kept in the log; the event stays held', async () => {
       const account = await createAccount(t, { webhook_url: receiver.url });
-      // The first POST is answered 500 only after the disable has held its event.
-      receiver.respondWith({ status: 500, delayMs: 2_000 });
+      // The first POST is answered 500 only after the disable has held its event (4 s, within the
+      // 5 s time-out, leaves a loaded machine time for the disable and the read below).
+      receiver.respondWith({ status: 500, delayMs: 4_000 });
       const id = await oneEvent(account);
       await receiver.waitForCount(id, 1);
       await patch(account, { status: 'disabled' });

@@ -213,14 +213,16 @@ export class RetryingTransitions {
 
   /**
    * The new verification's id. A 503 (a pool connection not ready within 1 s on an overloaded machine)
-   * committed nothing, so the create is sent again, to the next process.
+   * committed nothing, unless it says the commit is unknown: the create is sent again, to the next
+   * process, except then (a second create could duplicate the first; the run fails instead).
    */
   async create(accountId: string, externalUserId: string, clientIndex = 0): Promise<string> {
     for (let attempt = 0; ; attempt += 1) {
       const client = this.clients[(clientIndex + attempt) % this.clients.length];
       const res = await client.tryCreateVerification(accountId, externalUserId);
       if (res.status === 201) return String(res.body.id);
-      if (res.status !== 503 || attempt >= 10) {
+      const commitUnknown = JSON.stringify(res.body).includes('"field":"commit"');
+      if (res.status !== 503 || commitUnknown || attempt >= 10) {
         throw new Error(`createVerification: ${res.status} ${JSON.stringify(res.body)}`);
       }
       this.retried += 1;

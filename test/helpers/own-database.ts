@@ -51,8 +51,8 @@ export async function migrate(databaseUrl: string): Promise<void> {
 }
 
 /**
- * A database of the spec's own beside the run's (`<run database>_<suffix>`), migrated, for a spec that
- * needs what no other spec has written (the run's database is shared by every spec of the run).
+ * A database of the spec's own beside the worker's (`<its database>_<suffix>`), migrated, for a spec that
+ * needs what no other spec has written (the worker's database is shared by every spec file it runs).
  */
 export async function ownDatabase(suffix: string, migrated = true): Promise<{ url: string; drop(): Promise<void> }> {
   const url = `${process.env.DATABASE_URL}_${suffix}`;

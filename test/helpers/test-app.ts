@@ -14,7 +14,7 @@ export interface TestApp {
   port: number;
   /** Every response is checked against the service's OpenAPI document (see checked-http.ts). */
   http: TestAgent;
-  /** The run's database, for assertions that the API cannot show (no data change, outbox rows). */
+  /** The worker's database, for assertions that the API cannot show (no data change, outbox rows). */
   db: Pool;
   adminToken: string;
   internalToken: string;
@@ -86,7 +86,7 @@ async function waitUntilListening(
 }
 
 /**
- * Starts the service on a free port with the run's database and queue prefix; `env` overrides
+ * Starts the service on a free port with the worker's database and queue prefix; `env` overrides
  * settings for this process only (a short retry schedule, APP_ROLE=worker, another Redis...).
  */
 export async function startApp(
