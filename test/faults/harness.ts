@@ -3,6 +3,7 @@ import { IncomingMessage, Server, ServerResponse, createServer } from 'node:http
 import { AddressInfo, Socket, connect as tcpConnect, createServer as createTcpServer } from 'node:net';
 import Redis from 'ioredis';
 import { Pool } from 'pg';
+import { freePort } from '../helpers/test-app';
 
 /** Short schedules so a fault scenario runs in seconds; each spec may override. */
 export const FAST_DELIVERY = {
@@ -99,6 +100,9 @@ export class CountingReceiver {
       this.sockets.add(socket);
       socket.on('close', () => this.sockets.delete(socket));
     });
+    // Below the ephemeral range: while the receiver is down, a delivery's connection could otherwise
+    // be given the closed port as its own source port and connect to itself (then wait out its time-out).
+    if (this.port === 0) this.port = await freePort();
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(this.port, '127.0.0.1', () => resolve());
