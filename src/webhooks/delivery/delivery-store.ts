@@ -71,20 +71,17 @@ export interface Recorded {
   moved: boolean;
 }
 
-// Every delivery that reaches this step in the same turn of the event loop is read in one go: the
-// events with their accounts' webhook URL and active secrets.
+// Every delivery reaching this step in one turn of the event loop is read in one go, with URL and active secrets.
 const LOAD_SQL = dueEventsSql(
   (accountId) =>
     `${webhookUrlOf(accountId)} AS "webhookUrl", ${activeSecretCiphertextsOf(accountId)} AS "secretCiphertexts",
      ${endpointStateOf(accountId)}, ${waitingEventsOf(accountId)} AS waiting`,
 );
 
-// One statement for a batch of attempts, so atomic without a transaction: each event's new state
-// and its attempt row, or nothing for an event that moved on meanwhile (no row updated, none
-// inserted). An attempt to a url the account has since left counts in no endpoint's health (the
-// comparison is in this statement, so a url change commits either before or after it). Returns the
-// (1-based) positions of the attempts that were recorded, whether each one's url was left, and whether
-// its event is held.
+// One statement for a batch of attempts, atomic without a transaction: each event's new state and its attempt
+// row, or nothing for an event that moved on (no row updated, none inserted). An attempt to a url the account has
+// since left counts in no endpoint's health (compared in this statement, so a url change commits before or after
+// it). Returns the (1-based) positions of the attempts recorded, whether each url was left, and if its event is held.
 const RECORD_SQL = `
   WITH input AS (
     SELECT * FROM unnest($1::uuid[], $2::integer[], $3::timestamptz[], $4::integer[], $5::varchar[], $6::varchar[],
@@ -121,11 +118,9 @@ function recordValues(attempts: AttemptRecord[]): unknown[] {
 /** Waits between tries to record a delivery that succeeded, before giving up and letting the job retry. */
 const RECORD_RETRY_WAITS_MS = [200, 1_000, 3_000];
 
-/**
- * The delivery worker's reads and writes of its events and attempts, composed from the fragments of
- * the repositories that own those tables and the account's. The two statements every delivery runs are prepared statements on the raw pool, each run for a whole batch of
- * deliveries: PostgreSQL round trips were the largest cost per delivery in bench:webhooks.
- */
+/** The delivery worker's reads and writes of its events and attempts, composed from the owning repositories' fragments.
+ * The two statements every delivery runs are prepared on the raw pool, each run for a whole batch of deliveries:
+ * PostgreSQL round trips were the largest cost per delivery in bench:webhooks. */
 @Injectable()
 export class DeliveryStore {
   private readonly logger = new Logger(DeliveryStore.name);

@@ -176,11 +176,9 @@ SELECT e.id, e.account_id AS "accountId", e.body, e.created_at AS "createdAt", e
 
 /** The update of each event an attempt of `input` (id, cycle, at, response_status, error, status, next_attempt_at,
  * duration_ms, response_body, url, n) is for, if still in that cycle, pending or held (an attempt in flight when the
- * endpoint was disabled is logged; the event stays held unless it delivered). `movedOf` says, over the event's account
- * id, whether the attempt's url is no longer the account's: that outcome belongs to the url it was sent to, so a 410
- * (status held) becomes a retry due now and `moved` tells the caller to leave the endpoint alone. Returns the id,
- * new attempt_count, the attempt's columns and whether the event is held now; an attempt in flight during a
- * redaction keeps no response excerpt. */
+ * endpoint was disabled is logged; the event stays held unless it delivered). `movedOf`: whether the attempt's url is
+ * no longer the account's (a 410 then becomes a retry due now; `moved` leaves the endpoint alone). Returns the id, new
+ * attempt_count, the attempt's columns and `held`; an attempt in flight during a redaction keeps no response excerpt. */
 export function recordAttemptsSql(input: string, movedOf: (accountId: string) => string): string {
   const moved = movedOf('e.account_id');
   return `UPDATE webhook_events e
@@ -357,9 +355,8 @@ export class WebhookEventRepository {
     return ((await this.pool.query(sql, [event.id, event.cycle])) as unknown[]).length > 0;
   }
 
-  /** The worker's hold: the event's cycle becomes held if it is still pending and its account's
-   * endpoint is disabled (locked as the outbox insert locks it). False when it is not: the endpoint
-   * was enabled meanwhile, or the event moved on. */
+  /** The worker's hold: the event's cycle becomes held if still pending and its account's endpoint is disabled
+   * (locked as the outbox insert locks it). False when not: the endpoint was enabled, or the event moved on. */
   async holdIfDisabled(event: { id: string; cycle: number; accountId: string }): Promise<boolean> {
     const sql = `UPDATE webhook_events SET delivery_status = 'held', next_attempt_at = NULL
       WHERE id = $1 AND cycle = $2 AND delivery_status = 'pending' AND EXISTS (${heldGateSql('$3::uuid', "'pending'")}) RETURNING 1`;
