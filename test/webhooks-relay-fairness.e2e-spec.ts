@@ -34,7 +34,8 @@ describe('relay fairness', () => {
          FROM generate_series(1, 1000) AS n`,
       [a.id],
     );
-    await slow.waitFor((requests) => requests.length >= 10, 20_000, "A's deliveries in flight");
+    // The relay's jobs go in the maintenance lane: 8 of the account's 10 slots.
+    await slow.waitFor((requests) => requests.length >= 8, 20_000, "A's deliveries in flight");
     // B's event, as if its job was lost (Redis down at its commit): pending, due, no job.
     const [{ id }] = (
       await t.db.query<{ id: string }>(

@@ -4,14 +4,17 @@ import { type TestApp, startApp } from './helpers/test-app';
 import { WebhookReceiver } from './helpers/webhook-receiver';
 
 const WINDOW = 5;
+/** What a replay or a release may take of WINDOW: a fifth is kept for the account's fresh changes. */
+const MAINTENANCE = 4;
 const REPLAYED = 300;
 
 /**
  * One account's backlog goes out through its window: a bulk replay (as a release of held events),
  * and fresh events beyond what its endpoint takes (the worker parks them). Of them, only as many as
- * WEBHOOK_MAX_IN_FLIGHT_PER_ACCOUNT are due (queued or in flight) at a time; the rest wait their turn
- * with no due time, so one account's backlog never fills the shared queue with jobs that go round
- * it, ahead of other accounts' deliveries. Each attempt lets the next through, oldest first.
+ * WEBHOOK_MAX_IN_FLIGHT_PER_ACCOUNT are due (queued or in flight) at a time, and of a replay four
+ * fifths of that; the rest wait their turn with no due time, so one account's backlog never fills
+ * the shared queue with jobs that go round it, ahead of other accounts' deliveries, nor takes the
+ * slots of the account's own fresh changes. Each attempt lets the next through, oldest first.
  */
 describe("one account's backlog through its window", () => {
   let t: TestApp;
@@ -89,15 +92,15 @@ describe("one account's backlog through its window", () => {
       .expect(202);
     expect(replay.body).toEqual({ object: 'redelivery', count: REPLAYED });
 
-    await slow.waitFor((requests) => requests.length >= WINDOW, 20_000, "A's first replayed deliveries");
-    // The window is full and hangs: the rest wait in the database, not as jobs in the queue.
-    expect(await pendingOf(a.id)).toEqual({ due: WINDOW, waiting: REPLAYED - WINDOW });
+    await slow.waitFor((requests) => requests.length >= MAINTENANCE, 20_000, "A's first replayed deliveries");
+    // The replay's share of the window is full and hangs: the rest wait in the database, not as jobs in the queue.
+    expect(await pendingOf(a.id)).toEqual({ due: MAINTENANCE, waiting: REPLAYED - MAINTENANCE });
     const firstSent = new Set(slow.requests.map((r) => r.headers['webhook-id']));
-    expect(firstSent).toEqual(new Set(created.slice(0, WINDOW).map((row) => row.id)));
+    expect(firstSent).toEqual(new Set(created.slice(0, MAINTENANCE).map((row) => row.id)));
 
     // B's event goes out while every one of A's deliveries still hangs.
     await bsEventArrives(b);
-    expect(slow.requests).toHaveLength(WINDOW);
+    expect(slow.requests).toHaveLength(MAINTENANCE);
 
     // Then each of A's attempts lets the next through until all are delivered.
     await drains(slow, a.id);
@@ -135,6 +138,44 @@ describe("one account's backlog through its window", () => {
         [a.id],
       );
       expect(rows).toEqual([{ status: 'delivered', n: 40 }]);
+    } finally {
+      await endpoint.close();
+    }
+  }, 120_000);
+
+  it("sends the account's own status change while its replay takes its share of the window and hangs", async () => {
+    const endpoint = await WebhookReceiver.start('/own');
+    try {
+      endpoint.respondWith({ hang: true });
+      const a = await createAccount(t, { webhook_url: endpoint.url });
+      await t.db.query(
+        `INSERT INTO webhook_events (id, account_id, verification_id, type, body, created_at, delivery_status, last_error)
+         SELECT gen_random_uuid(), $1, gen_random_uuid(), 'verification.status_changed', '{}',
+                now() - interval '1 hour' + n * interval '1 ms', 'failed', 'HTTP 500'
+           FROM generate_series(1, 50) AS n`,
+        [a.id],
+      );
+      await t.http
+        .post('/api/v1/public/kyc/webhook-events/redeliver')
+        .set('authorization', `Bearer ${a.secret}`)
+        .send({ delivery_status: 'failed' })
+        .expect(202);
+      await endpoint.waitFor((requests) => requests.length >= MAINTENANCE, 20_000, "A's first replayed deliveries");
+
+      // A's change, made while the replay's attempts hang and 46 more of it wait: it takes a slot the
+      // replay may not, and goes out now, not after the replay (before, it was parked behind it).
+      const v = await createVerification(t, a.id);
+      await transition(t, v.id, { status: 'processing' });
+      const sent = await endpoint.waitFor(
+        (requests) => requests.some((r) => r.body.includes(v.id)),
+        20_000,
+        "A's change",
+      );
+      const own = sent.filter((r) => r.body.includes(v.id)).map((r) => JSON.parse(r.body) as { type: string });
+      expect(own.map((body) => body.type)).toEqual(['verification.status_changed']);
+      expect(sent.filter((r) => !r.body.includes(v.id))).toHaveLength(MAINTENANCE);
+
+      await drains(endpoint, a.id);
     } finally {
       await endpoint.close();
     }

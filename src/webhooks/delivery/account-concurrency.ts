@@ -1,14 +1,15 @@
 import type { RedisClient } from 'src/redis/redis-connection';
 import { MicroBatcher } from 'src/common/micro-batcher';
+import { type Lane, maintenanceSlots } from 'src/webhooks/queue/delivery-job';
 
 // KEYS: the account zset of each request, in request order (an account may appear more than once),
-// then each one's "waiting" flag; ARGV: now, expiry, limit, then one member per request. Expired
+// then each one's "waiting" flag; ARGV: now, expiry, then a limit and a member per request. Expired
 // members are slots of a worker that died mid-delivery; dropping them first lets its slots free
 // themselves. A refusal sets the account's flag (until the expiry), which tells the releases that
 // an event is waiting its turn. Returns 1 (acquired) or 0 per request. One script call serves every
 // delivery that reached this step in the same turn.
 const ACQUIRE = `
-local now, expiry, limit = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
+local now, expiry = tonumber(ARGV[1]), tonumber(ARGV[2])
 local n = #KEYS / 2
 local swept = {}
 local acquired = {}
@@ -18,8 +19,8 @@ for i = 1, n do
     redis.call('ZREMRANGEBYSCORE', key, '-inf', now)
     swept[key] = true
   end
-  if redis.call('ZCARD', key) < limit then
-    redis.call('ZADD', key, expiry, ARGV[3 + i])
+  if redis.call('ZCARD', key) < tonumber(ARGV[1 + 2 * i]) then
+    redis.call('ZADD', key, expiry, ARGV[2 + 2 * i])
     redis.call('PEXPIRE', key, math.max(1, expiry - now))
     acquired[i] = 1
   else
@@ -50,14 +51,20 @@ interface Slot {
   member: string;
 }
 
+interface Request extends Slot {
+  limit: number;
+}
+
 /**
  * At most `limit` deliveries of one account in flight across every worker process: a sorted set
- * per account whose members expire, so a killed worker never holds a slot for good. Acquires and
- * releases made in the same turn of the event loop travel together, one script call each.
+ * per account whose members expire, so a killed worker never holds a slot for good. A delivery of
+ * the maintenance lane is refused once the account has `maintenanceSlots(limit)` in flight, so the
+ * rest stay free for its fresh changes. Acquires and releases made in the same turn of the event
+ * loop travel together, one script call each.
  */
 export class AccountConcurrency {
   private readonly redis: SlotsRedis;
-  private readonly acquiring = new MicroBatcher<Slot, boolean>((slots) => this.acquireMany(slots));
+  private readonly acquiring = new MicroBatcher<Request, boolean>((slots) => this.acquireMany(slots));
   private readonly releasing = new MicroBatcher<Slot, boolean>((slots) => this.releaseMany(slots));
 
   constructor(
@@ -78,8 +85,10 @@ export class AccountConcurrency {
     return `${this.prefix}:webhook-slots:${accountId}`;
   }
 
-  acquire(accountId: string, member: string): Promise<boolean> {
-    return this.acquiring.submit({ accountId, member });
+  /** A slot for a delivery of `lane`: false when the account has as many in flight as that lane may take. */
+  acquire(accountId: string, member: string, lane: Lane): Promise<boolean> {
+    const limit = lane === 'fresh' ? this.limit : maintenanceSlots(this.limit);
+    return this.acquiring.submit({ accountId, member, limit });
   }
 
   /** Frees the slot; true when an event of the account waits its turn (a delivery of it was refused a slot lately). */
@@ -87,9 +96,9 @@ export class AccountConcurrency {
     return this.releasing.submit({ accountId, member });
   }
 
-  /** Whether the account has a slot free now: fewer than `limit` members not yet expired. */
+  /** Whether the account has a slot free now for the maintenance lane, which its waiting events go out by. */
   async hasRoom(accountId: string): Promise<boolean> {
-    return (await this.redis.zcount(this.key(accountId), `(${Date.now()}`, '+inf')) < this.limit;
+    return (await this.redis.zcount(this.key(accountId), `(${Date.now()}`, '+inf')) < maintenanceSlots(this.limit);
   }
 
   private waitingKey(accountId: string): string {
@@ -100,7 +109,7 @@ export class AccountConcurrency {
     return [...slots.map((slot) => this.key(slot.accountId)), ...slots.map((slot) => this.waitingKey(slot.accountId))];
   }
 
-  private async acquireMany(slots: Slot[]): Promise<boolean[]> {
+  private async acquireMany(slots: Request[]): Promise<boolean[]> {
     const now = Date.now();
     const keys = this.keysOf(slots);
     const result = await this.redis.acquireWebhookSlots(
@@ -108,8 +117,7 @@ export class AccountConcurrency {
       ...keys,
       now,
       now + this.holdMs,
-      this.limit,
-      ...slots.map((slot) => slot.member),
+      ...slots.flatMap((slot) => [slot.limit, slot.member]),
     );
     return result.map((acquired) => acquired === 1);
   }

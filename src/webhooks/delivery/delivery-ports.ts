@@ -25,5 +25,5 @@ export type WebhookPoster = Pick<WebhookHttpClient, 'post'>;
 export type DeliverySlots = Pick<AccountConcurrency, 'acquire' | 'release' | 'hasRoom'>;
 /** Takes the job of an event's previous delivery cycle off the dashboard once a redelivery starts. */
 export type PreviousCycles = Pick<DeliveryQueue, 'retirePreviousCycle'>;
-/** What the processor uses of a Bull job: its data, and its log (the dashboard's attempt history). */
-export type DeliveryJobHandle = Pick<Job<DeliveryJobData>, 'id' | 'data' | 'attemptsMade' | 'log'>;
+/** What the processor uses of a Bull job: its data, its options (the lane), and its log (the dashboard's attempt history). */
+export type DeliveryJobHandle = Pick<Job<DeliveryJobData>, 'id' | 'data' | 'opts' | 'attemptsMade' | 'log'>;

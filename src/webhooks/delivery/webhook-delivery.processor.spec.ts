@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { SecretKeyError } from 'src/accounts/secret-crypto';
-import type { DeliveryJobData } from 'src/webhooks/queue/delivery-job';
+import { type DeliveryJobData, FRESH_PRIORITY, type Lane } from 'src/webhooks/queue/delivery-job';
 import { DeliveryGaveUp, DeliveryRetry, retryBackoff } from 'src/webhooks/queue/delivery-retry';
 import type { AttemptRecord, DueEvent, RecordResult } from 'src/webhooks/delivery/delivery-store';
 import type {
@@ -66,6 +66,7 @@ class Fakes {
   parkAnswer = true;
   parked: string[] = [];
   held = new Set<string>();
+  lanes: Lane[] = [];
   retired: string[] = [];
   /** The job's log, as the dashboard's Logs tab shows it. */
   log: string[] = [];
@@ -111,7 +112,7 @@ class Fakes {
     post: async (url, headers, body) => (this.posts.push({ url, headers, body }), this.postAnswer),
   };
   readonly slots: DeliverySlots = {
-    acquire: async (_account, member) => this.slotFree && (this.held.add(member), true),
+    acquire: async (_account, member, lane) => (this.lanes.push(lane), this.slotFree && (this.held.add(member), true)),
     release: async (_account, member) => (this.held.delete(member), this.othersWaiting),
     hasRoom: async () => this.roomNow,
   };
@@ -134,10 +135,11 @@ class Fakes {
     );
   }
 
-  job(data: Partial<DeliveryJobData> = {}, attemptsMade = 0): DeliveryJobHandle {
+  job(data: Partial<DeliveryJobData> = {}, attemptsMade = 0, priority?: number): DeliveryJobHandle {
     return {
       id: 'job-1',
       data: { eventId: '0193a6f2-0000-7000-8000-000000000001', cycle: 1, ...data },
+      opts: priority === undefined ? {} : { priority },
       attemptsMade,
       log: async (line: string) => (this.log.push(line), 0),
     } as DeliveryJobHandle;
@@ -358,6 +360,12 @@ describe('WebhookDeliveryProcessor', () => {
     // The event moved on meanwhile (delivered by a job of an earlier turn, redelivered): nothing to park.
     fakes.parkAnswer = false;
     await expect(fakes.processor().process(fakes.job())).resolves.toBe('skipped');
+  });
+
+  it('asks for a slot in the lane its job went in by, so that maintenance never takes the slots kept for fresh changes', async () => {
+    await fakes.processor().process(fakes.job({}, 0, FRESH_PRIORITY));
+    await fakes.processor().process(fakes.job({ cycle: 1 }));
+    expect(fakes.lanes).toEqual(['fresh', 'maintenance']);
   });
 
   it('after a parked job completed, lets the next events through only if a slot is free now', async () => {

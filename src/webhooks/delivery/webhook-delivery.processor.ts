@@ -10,6 +10,7 @@ import {
   attemptLogLine,
   attemptResultText,
   failureReason,
+  laneOf,
   retryReason,
 } from 'src/webhooks/queue/delivery-job';
 import {
@@ -85,7 +86,7 @@ export class WebhookDeliveryProcessor {
         `retire the previous job of event ${event.id}`,
       );
     const slot = `${job.id}:${randomUUID()}`;
-    if (!(await this.slots.acquire(event.accountId, slot))) return this.park(event, job);
+    if (!(await this.slots.acquire(event.accountId, slot, laneOf(job.opts)))) return this.park(event, job);
     try {
       return await this.attempt(event, job);
     } finally {

@@ -6,6 +6,7 @@ import type { AppConfig } from 'src/config/app-config';
 import { SYSTEM } from 'src/http/actor';
 import { APP_CONFIG } from 'src/config/config.module';
 import { DeliveryQueue } from 'src/webhooks/queue/delivery-queue.service';
+import { maintenanceSlots } from 'src/webhooks/queue/delivery-job';
 import type { DisableReason } from 'src/webhooks/tables/webhook-endpoint.entity';
 import { WebhookEndpointHealthRepository } from 'src/webhooks/tables/webhook-endpoint-health.repository';
 import { type EndpointState, WebhookEndpointRepository } from 'src/webhooks/tables/webhook-endpoint.repository';
@@ -164,12 +165,13 @@ export class EndpointLifecycle {
   }
 
   /**
-   * Lets the account's next released events through, oldest first, as far as the window allows,
-   * and queues them. Called after each attempt of an account with waiting events, and by the
-   * sweeper for any account that still has some (a worker died between the two).
+   * Lets the account's next released events through, oldest first, as far as the maintenance lane's
+   * share of its window allows (the rest is kept for its fresh changes), and queues them. Called
+   * after each attempt of an account with waiting events, and by the sweeper for any account that
+   * still has some (a worker died between the two).
    */
   async advance(accountId: string): Promise<void> {
-    const window = this.config.webhookMaxInFlightPerAccount;
+    const window = maintenanceSlots(this.config.webhookMaxInFlightPerAccount);
     const jobs = await this.dataSource.transaction((manager) => this.events.promoteWaiting(manager, accountId, window));
     this.deliveryQueue.requeue(jobs);
   }

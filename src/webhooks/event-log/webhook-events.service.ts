@@ -19,6 +19,7 @@ import { TestEventStatus, testVerification } from 'src/webhooks/outbox/test-even
 import { TestEventLimit } from 'src/webhooks/event-log/test-event-limit';
 import { WebhookAttemptRepository } from 'src/webhooks/tables/webhook-attempt.repository';
 import { DeliveryQueue } from 'src/webhooks/queue/delivery-queue.service';
+import { maintenanceSlots } from 'src/webhooks/queue/delivery-job';
 import { WebhookEndpointRepository } from 'src/webhooks/tables/webhook-endpoint.repository';
 import type { WebhookEvent } from 'src/webhooks/tables/webhook-event.entity';
 import {
@@ -61,7 +62,7 @@ export class WebhookEventsService {
     private readonly settler: CommitSettler,
     @Inject(APP_CONFIG) config: Pick<AppConfig, 'webhookMaxInFlightPerAccount'>,
   ) {
-    this.window = config.webhookMaxInFlightPerAccount;
+    this.window = maintenanceSlots(config.webhookMaxInFlightPerAccount);
   }
 
   async list(accountId: string, query: ListWebhookEventsQueryDto): Promise<ListPage<WebhookEventResponseDto>> {
@@ -129,7 +130,9 @@ export class WebhookEventsService {
     const bounds = parseRanges([{ name: 'created', from: dto.created_from, to: dto.created_to }]);
     const entryId = uuidv7();
     // The replayed events wait their turn, as released events do: the first ones, as many as the
-    // account's window lets through, commit due and are queued; each attempt lets the next through.
+    // maintenance lane's share of the account's window lets through, commit due and are queued (in
+    // that lane, keeping the rest of the window for the account's fresh changes); each attempt lets
+    // the next through.
     let jobs: DeliveryJobSource[] = [];
     const updated = await this.redeliveryLimit.within<{ id: string }>(accountId, (count) =>
       this.settler.transaction(

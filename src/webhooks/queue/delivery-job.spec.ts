@@ -4,6 +4,8 @@ import {
   failureReason,
   formatDelay,
   FRESH_PRIORITY,
+  laneOf,
+  maintenanceSlots,
 } from 'src/webhooks/queue/delivery-job';
 import { type DeliveryJobSource } from 'src/webhooks/tables/event-rows';
 
@@ -46,6 +48,22 @@ describe('deliveryJob', () => {
   it('gives a fresh job a priority, which Bull serves before every job without one', () => {
     expect(deliveryJob(source, 'fresh').opts).toEqual({ jobId: `${EVENT_ID}:2`, priority: FRESH_PRIORITY });
     expect(deliveryJob(source, 'maintenance').opts).toEqual({ jobId: `${EVENT_ID}:2` });
+  });
+
+  it("reads a queued job's lane back from its options", () => {
+    expect(laneOf(deliveryJob(source, 'fresh').opts)).toBe('fresh');
+    expect(laneOf(deliveryJob(source, 'maintenance').opts)).toBe('maintenance');
+    expect(laneOf(undefined)).toBe('maintenance');
+  });
+});
+
+describe('maintenanceSlots', () => {
+  it("keeps a fifth of an account's slots, at least one, for its fresh changes", () => {
+    expect([2, 3, 5, 9, 10, 11, 50, 10_000].map(maintenanceSlots)).toEqual([1, 2, 4, 8, 8, 9, 40, 8_000]);
+  });
+
+  it('keeps none back from a limit of one: one delivery at a time, in the order events were created', () => {
+    expect(maintenanceSlots(1)).toBe(1);
   });
 
   it("names a test event's job `test`, without its made-up verification id", () => {

@@ -37,6 +37,21 @@ export interface DeliveryJob {
 export type Lane = 'fresh' | 'maintenance';
 export const FRESH_PRIORITY = 1;
 
+/** The lane a queued job went in by: a fresh job carries the priority. */
+export function laneOf(opts: { priority?: number } | undefined): Lane {
+  return opts?.priority === FRESH_PRIORITY ? 'fresh' : 'maintenance';
+}
+
+/**
+ * How many of an account's WEBHOOK_MAX_IN_FLIGHT_PER_ACCOUNT delivery slots the maintenance lane may
+ * take: all but a fifth (at least one), so that however much of it waits, the account's own fresh
+ * changes always find a slot free and never wait their turn behind it. With a limit of 1 there is
+ * nothing to keep back: one delivery at a time, in the order events were created.
+ */
+export function maintenanceSlots(limit: number): number {
+  return limit <= 1 ? limit : limit - Math.max(1, Math.floor(limit / 5));
+}
+
 export const TEST_JOB_NAME = 'test';
 export const NO_TARGET = 'no webhook_url';
 
