@@ -87,7 +87,10 @@ export class VerificationRedactor {
   /**
    * Redacts up to `limit` verifications whose age (`decided_at`, else `updated_at`) is past `days`,
    * oldest first, skipping rows another transaction holds: many workers share the work and never
-   * redact one verification twice. Returns how many it redacted.
+   * redact one verification twice. Returns how many it redacted. Their events take no queue job
+   * here: they wait their turn (`waitsItsTurn`), and the worker lets each account's through as its
+   * window has room, so a pass never floods the queue, nor the Failed tab with the dead events of
+   * accounts without a webhook URL (recorded `failed`, `no_webhook_url`, in the delivery log).
    */
   async redactExpired(days: number, limit: number): Promise<number> {
     const { count, jobs } = await this.inTransaction(async (manager) => {
@@ -96,7 +99,7 @@ export class VerificationRedactor {
       await this.recordErased(manager, redacted, SYSTEM);
       return { count: redacted.length, jobs };
     });
-    this.deliveryQueue.dispatchNew(jobs, 'maintenance');
+    this.deliveryQueue.announceWaiting(jobs);
     return count;
   }
 

@@ -34,9 +34,20 @@ function isRedaction(change: OutboxChange): change is Redaction {
 }
 
 /**
+ * A retention pass redacts by the thousand: its `verification.redacted` events wait their turn
+ * (pending with no due time), as released and replayed events do, and go out through the account's
+ * share of its window (EndpointLifecycle.advance) instead of each taking a queue job at once.
+ */
+export function waitsItsTurn(change: OutboxChange): boolean {
+  return isRedaction(change) && change.reason === 'retention';
+}
+
+/**
  * The outbox event row for a change to an account whose webhook URL is `webhookUrl`, not yet
  * written: every webhook event is built here, with its payload frozen, so a delivery never reads
- * the verification again. Its row is written by the webhook-event repository's outbox inserts.
+ * the verification again, and its first status decided (failed without a URL; due now, or waiting
+ * its turn; the insert turns it held if the endpoint is disabled). Its row is written by the
+ * webhook-event repository's outbox inserts.
  */
 export function buildOutboxEvent(change: OutboxChange, webhookUrl: string | null, at: Date = new Date()): WebhookEvent {
   const id = uuidv7();
@@ -65,7 +76,7 @@ export function buildOutboxEvent(change: OutboxChange, webhookUrl: string | null
     lastAttemptAt: null,
     lastResponseStatus: null,
     lastError: hasUrl ? null : NO_WEBHOOK_URL,
-    nextAttemptAt: hasUrl ? at : null,
+    nextAttemptAt: hasUrl && !waitsItsTurn(change) ? at : null,
     deliveredAt: null,
     redactedAt: null,
   } satisfies WebhookEvent);

@@ -80,6 +80,11 @@ export class DeliveryQueue implements OnApplicationShutdown {
     this.announcer.announce(jobs.map((job) => job.accountId));
   }
 
+  /** Events just committed that wait their turn (a retention pass's): no job yet, every process's event streams woken. */
+  announceWaiting(jobs: DeliveryJobSource[]): void {
+    this.announcer.announce(jobs.map((job) => job.accountId));
+  }
+
   /**
    * Awaitable form for the sweeper and the dashboard; re-adding an existing (id, cycle) is a no-op.
    * addBulk is one MULTI: a refusal (an OOM) surfaces under its own name, not as EXECABORT.
