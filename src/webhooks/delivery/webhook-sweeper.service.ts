@@ -1,6 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import { NIL as BELOW_EVERY_ACCOUNT } from 'uuid';
 import { EndpointLifecycle } from 'src/webhooks/endpoint/endpoint-lifecycle.service';
 import { DeliveryQueue } from 'src/webhooks/queue/delivery-queue.service';
 import { WebhookEventRepository } from 'src/webhooks/tables/webhook-event.repository';
@@ -40,6 +41,8 @@ export class WebhookSweeper {
   ) {}
 
   private stopped = false;
+  /** The last account the previous sweep moved on, when it stopped short of the last one waiting. */
+  private waitingAfter?: string;
 
   /** One sweep; returns how many events were (re)enqueued. */
   async sweep(): Promise<number> {
@@ -69,12 +72,18 @@ export class WebhookSweeper {
   }
 
   /**
-   * Released events wait their turn until an attempt of their account lets the next through; if the
-   * worker that made it died before it did, this moves them on. Concurrent calls are harmless:
+   * Events waiting their turn (released, replayed, parked, or written by a retention pass) go on when
+   * an attempt of their account lets the next through; for an account with none in flight (its first
+   * ones, or the worker that made its last died before it did), this moves them on. BATCH accounts a
+   * sweep, going round them in id order from where the last sweep stopped, so with more accounts
+   * than that waiting, none waits for the ones before it to drain. Concurrent calls are harmless:
    * each account's promotions are one at a time.
    */
   private async advanceReleases(): Promise<void> {
-    for (const accountId of await this.events.accountsWithWaiting(BATCH)) await this.endpoints.advance(accountId);
+    const accounts = await this.events.accountsWithWaiting(BATCH, this.waitingAfter ?? BELOW_EVERY_ACCOUNT);
+    // A short list reached the last account: the next sweep starts from the first again.
+    this.waitingAfter = accounts.length === BATCH ? accounts[BATCH - 1] : undefined;
+    for (const accountId of accounts) await this.endpoints.advance(accountId);
   }
 
   private async relay(): Promise<number> {

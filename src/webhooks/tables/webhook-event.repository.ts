@@ -383,13 +383,13 @@ export class WebhookEventRepository {
     return jobSources(rows as EventForJob[]);
   }
 
-  /** Accounts with released events waiting their turn, for the sweeper: a skip scan, one probe per account. */
-  async accountsWithWaiting(limit: number): Promise<string[]> {
-    const waiting = `FROM webhook_events w WHERE w.delivery_status = 'pending' AND w.next_attempt_at IS NULL`;
-    const sql = `WITH RECURSIVE a(id) AS ((SELECT w.account_id ${waiting} ORDER BY 1 LIMIT 1) UNION ALL
-        SELECT (SELECT w.account_id ${waiting} AND w.account_id > a.id ORDER BY 1 LIMIT 1) FROM a WHERE a.id IS NOT NULL)
+  /** Accounts with events waiting their turn, after `after` in id order, for the sweeper: a skip scan, one probe per account. */
+  async accountsWithWaiting(limit: number, after: string): Promise<string[]> {
+    const next = (above: string) => `(SELECT w.account_id FROM webhook_events w WHERE w.delivery_status = 'pending'
+        AND w.next_attempt_at IS NULL AND w.account_id > ${above} ORDER BY 1 LIMIT 1)`;
+    const sql = `WITH RECURSIVE a(id) AS (${next('$2')} UNION ALL SELECT ${next('a.id')} FROM a WHERE a.id IS NOT NULL)
       SELECT id AS "accountId" FROM a WHERE id IS NOT NULL LIMIT $1`;
-    return ((await this.dataSource.query(sql, [limit])) as { accountId: string }[]).map((row) => row.accountId);
+    return ((await this.dataSource.query(sql, [limit, after])) as { accountId: string }[]).map((row) => row.accountId);
   }
 
   /** How many of the account's events are held. */
