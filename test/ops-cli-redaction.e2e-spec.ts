@@ -167,7 +167,7 @@ describe('operations CLI: redact and retention', () => {
       code: 0,
       stdout:
         `${POLICY_30_90}Redacted ${verifications} verification(s); deleted ${events} webhook event(s). ` +
-        'Their verification.redacted events are queued for the workers.\n',
+        "Their verification.redacted events go out from the workers, each account's in turn.\n",
       stderr: '',
     });
     const { rows } = await db.query<{ id: string; redacted: boolean; reasons: string[] }>(

@@ -183,7 +183,7 @@ export async function runCommand(
       return (
         policy +
         `Redacted ${counts.verifications} verification(s); deleted ${counts.webhookEvents} webhook event(s). ` +
-        `Their verification.redacted events are queued for the workers.\n`
+        `Their verification.redacted events go out from the workers, each account's in turn.\n`
       );
     }
   }

@@ -89,8 +89,8 @@ export class VerificationRedactor {
    * oldest first, skipping rows another transaction holds: many workers share the work and never
    * redact one verification twice. Returns how many it redacted. Their events take no queue job
    * here: they wait their turn (`waitsItsTurn`), and the worker lets each account's through as its
-   * window has room, so a pass never floods the queue, nor the Failed tab with the dead events of
-   * accounts without a webhook URL (recorded `failed`, `no_webhook_url`, in the delivery log).
+   * window has room, so a pass never floods the queue. The dead ones of accounts without a webhook
+   * URL are the exception: each is a failed job at once, as every such event is (the Failed tab).
    */
   async redactExpired(days: number, limit: number): Promise<number> {
     const { count, jobs } = await this.inTransaction(async (manager) => {
@@ -99,7 +99,11 @@ export class VerificationRedactor {
       await this.recordErased(manager, redacted, SYSTEM);
       return { count: redacted.length, jobs };
     });
-    this.deliveryQueue.announceWaiting(jobs);
+    this.deliveryQueue.dispatchNew(
+      jobs.filter((job) => !job.webhookUrl),
+      'maintenance',
+    );
+    this.deliveryQueue.announceWaiting(jobs.filter((job) => job.webhookUrl));
     return count;
   }
 

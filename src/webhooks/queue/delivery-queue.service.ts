@@ -74,7 +74,7 @@ export class DeliveryQueue implements OnApplicationShutdown {
   }
 
   /** The jobs of events that were just committed: queued (a client's own change in the fresh lane,
-   * retention's in the maintenance one), and every process's event streams woken. */
+   * the dead events of a retention pass in the maintenance one), and every process's event streams woken. */
   dispatchNew(jobs: DeliveryJobSource[], lane: Lane = 'fresh'): void {
     this.dispatch(jobs, lane);
     this.announcer.announce(jobs.map((job) => job.accountId));
