@@ -80,8 +80,14 @@ export class WebhookSweeper {
    * each account's promotions are one at a time.
    */
   private async advanceReleases(): Promise<void> {
-    const accounts = await this.events.accountsWithWaiting(BATCH, this.waitingAfter ?? BELOW_EVERY_ACCOUNT);
-    // A short list reached the last account: the next sweep starts from the first again.
+    const after = this.waitingAfter;
+    const accounts = await this.events.accountsWithWaiting(BATCH, after ?? BELOW_EVERY_ACCOUNT);
+    // Short of a batch, the list reached the last account: it goes on from the first (uuids compare
+    // as their lower-case text does), and the next sweep from where this one stops.
+    if (accounts.length < BATCH && after !== undefined) {
+      const first = await this.events.accountsWithWaiting(BATCH - accounts.length, BELOW_EVERY_ACCOUNT);
+      accounts.push(...first.filter((accountId) => accountId <= after));
+    }
     this.waitingAfter = accounts.length === BATCH ? accounts[BATCH - 1] : undefined;
     for (const accountId of accounts) await this.endpoints.advance(accountId);
   }
