@@ -21,10 +21,11 @@ import { webhookEndpointDisables } from 'src/webhooks/queue/webhook-metrics';
  *   waits for the endpoint to be enabled.
  * - released: held events of an endpoint being enabled; each starts a fresh cycle, waiting its turn.
  * - waiting its turn: a pending event with no due time (next_attempt_at NULL): released, replayed in
- *   bulk, or parked by the worker because its account had the most deliveries in flight.
- * - advance: let an account's oldest waiting events through, as many as its window has room for
- *   (WEBHOOK_MAX_IN_FLIGHT_PER_ACCOUNT due and not yet attempted); the end of each attempt of an
- *   account with waiting events advances it.
+ *   bulk, written by a retention pass, or parked by the worker because its account had the most
+ *   deliveries in flight.
+ * - advance: let an account's oldest waiting events through, as many as the maintenance lane's
+ *   share of its window has room for (`maintenanceSlots` of WEBHOOK_MAX_IN_FLIGHT_PER_ACCOUNT due
+ *   and not yet attempted); the end of each attempt of an account with waiting events advances it.
  */
 
 /** Events released or held per transaction: one batch commits with the change, the rest after it. */
@@ -42,9 +43,9 @@ type Disabled = boolean | 'more';
  * - disable: the endpoint gets its reason and time (an endpoint already disabled keeps its own), and
  *   the account's pending events become held;
  * - enable: the endpoint is enabled, its held events are released (a fresh cycle each, waiting their
- *   turn), and the oldest are queued: at most WEBHOOK_MAX_IN_FLIGHT_PER_ACCOUNT of them are due and
- *   not yet attempted at a time, each attempt lets the next one through (`advance`), so they go out
- *   oldest first.
+ *   turn), and the oldest are queued: at most the maintenance share of
+ *   WEBHOOK_MAX_IN_FLIGHT_PER_ACCOUNT of them are due and not yet attempted at a time, each attempt
+ *   lets the next one through (`advance`), so they go out oldest first.
  */
 @Injectable()
 export class EndpointLifecycle {

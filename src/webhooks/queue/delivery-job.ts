@@ -44,9 +44,10 @@ export function laneOf(opts: { priority?: number } | undefined): Lane {
 
 /**
  * How many of an account's WEBHOOK_MAX_IN_FLIGHT_PER_ACCOUNT delivery slots the maintenance lane may
- * take: all but a fifth (at least one), so that however much of it waits, the account's own fresh
- * changes always find a slot free and never wait their turn behind it. With a limit of 1 there is
- * nothing to keep back: one delivery at a time, in the order events were created.
+ * take: all but a fifth (at least one), kept for the account's fresh changes, so that however much
+ * maintenance traffic waits, that many of its own changes at a time go out at once instead of
+ * waiting their turn behind it (more at the same moment are parked, and wait with the rest). With a
+ * limit of 1 there is nothing to keep back: one delivery at a time, in the order events were created.
  */
 export function maintenanceSlots(limit: number): number {
   return limit <= 1 ? limit : limit - Math.max(1, Math.floor(limit / 5));
