@@ -180,4 +180,41 @@ describe("one account's backlog through its window", () => {
       await endpoint.close();
     }
   }, 120_000);
+
+  it("sends the account's own changes beyond the kept fifth as soon as a replayed delivery ends, not after the replay", async () => {
+    const endpoint = await WebhookReceiver.start('/mixed');
+    try {
+      // Replayed events (empty bodies) take a second each; the account's own changes hang, keeping their slots.
+      endpoint.respondWith((request) =>
+        request.body.includes('"verification"') ? { hang: true } : { status: 200, delayMs: 1_000 },
+      );
+      const a = await createAccount(t, { webhook_url: endpoint.url });
+      await t.db.query(
+        `INSERT INTO webhook_events (id, account_id, verification_id, type, body, created_at, delivery_status, last_error)
+         SELECT gen_random_uuid(), $1, gen_random_uuid(), 'verification.status_changed', '{}',
+                now() - interval '1 hour' + n * interval '1 ms', 'failed', 'HTTP 500'
+           FROM generate_series(1, 200) AS n`,
+        [a.id],
+      );
+      await t.http
+        .post('/api/v1/public/kyc/webhook-events/redeliver')
+        .set('authorization', `Bearer ${a.secret}`)
+        .send({ delivery_status: 'failed' })
+        .expect(202);
+      await endpoint.waitFor((requests) => requests.length >= MAINTENANCE, 20_000, "A's first replayed deliveries");
+      const [first, second] = await Promise.all([createVerification(t, a.id), createVerification(t, a.id)]);
+      const sent = (id: string) => (requests: { body: string }[]) => requests.some((r) => r.body.includes(id));
+
+      // The first change takes the slot kept for A's own changes, and hangs in it.
+      await transition(t, first.id, { status: 'processing' });
+      await endpoint.waitFor(sent(first.id), 20_000, "A's first change");
+      // The second finds every slot taken, four of them by the replay: it goes out as soon as one of
+      // those ends (the replay may not take it back), not after the replay's 196 other events.
+      await transition(t, second.id, { status: 'processing' });
+      await endpoint.waitFor(sent(second.id), 20_000, "A's second change");
+      expect((await pendingOf(a.id)).waiting).toBeGreaterThan(150);
+    } finally {
+      await endpoint.close();
+    }
+  }, 120_000);
 });

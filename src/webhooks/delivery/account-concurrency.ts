@@ -6,8 +6,9 @@ import { type Lane, maintenanceSlots } from 'src/webhooks/queue/delivery-job';
 // then each one's "waiting" flag; ARGV: now, expiry, then a limit and a member per request. Expired
 // members are slots of a worker that died mid-delivery; dropping them first lets its slots free
 // themselves. A refusal sets the account's flag (until the expiry), which tells the releases that
-// an event is waiting its turn. Returns 1 (acquired) or 0 per request. One script call serves every
-// delivery that reached this step in the same turn.
+// an event is waiting its turn. Returns 1 (acquired), 0 (refused) or 2 (refused while a member
+// named `maintenance:…` holds a slot) per request. One script call serves every delivery that
+// reached this step in the same turn.
 const ACQUIRE = `
 local now, expiry = tonumber(ARGV[1]), tonumber(ARGV[2])
 local n = #KEYS / 2
@@ -26,6 +27,9 @@ for i = 1, n do
   else
     redis.call('SET', KEYS[n + i], '1', 'PX', math.max(1, expiry - now))
     acquired[i] = 0
+    for _, member in ipairs(redis.call('ZRANGE', key, 0, -1)) do
+      if string.sub(member, 1, 12) == 'maintenance:' then acquired[i] = 2 break end
+    end
   end
 end
 return acquired`;
@@ -46,6 +50,20 @@ type SlotsRedis = RedisClient & {
   releaseWebhookSlots(...args: (string | number)[]): Promise<number[]>;
 };
 
+/**
+ * A refused fresh delivery, while a maintenance delivery of its account holds a slot: its job tries
+ * again this soon (in its lane, ahead of maintenance jobs) and takes the next slot free, instead of
+ * waiting its turn behind the account's backlog.
+ */
+export const BEHIND_MAINTENANCE = 'behind maintenance';
+export const BEHIND_MAINTENANCE_RETRY_MS = 250;
+export type Acquired = boolean | typeof BEHIND_MAINTENANCE;
+
+/** The slot of one delivery: its lane, then the caller's unique name. */
+export function slotMember(lane: Lane, name: string): string {
+  return `${lane}:${name}`;
+}
+
 interface Slot {
   accountId: string;
   member: string;
@@ -53,18 +71,21 @@ interface Slot {
 
 interface Request extends Slot {
   limit: number;
+  fresh: boolean;
 }
 
 /**
  * At most `limit` deliveries of one account in flight across every worker process: a sorted set
  * per account whose members expire, so a killed worker never holds a slot for good. A delivery of
  * the maintenance lane is refused once the account has `maintenanceSlots(limit)` in flight, so the
- * rest stay free for its fresh changes. Acquires and releases made in the same turn of the event
- * loop travel together, one script call each.
+ * rest stay free for its fresh changes. Members are named by their lane first (`slotMember`), so a
+ * fresh delivery refused while maintenance holds slots is told so: one of those ends soon, and
+ * maintenance cannot take it back. Acquires and releases made in the same turn of the event loop
+ * travel together, one script call each.
  */
 export class AccountConcurrency {
   private readonly redis: SlotsRedis;
-  private readonly acquiring = new MicroBatcher<Request, boolean>((slots) => this.acquireMany(slots));
+  private readonly acquiring = new MicroBatcher<Request, Acquired>((slots) => this.acquireMany(slots));
   private readonly releasing = new MicroBatcher<Slot, boolean>((slots) => this.releaseMany(slots));
 
   constructor(
@@ -85,10 +106,10 @@ export class AccountConcurrency {
     return `${this.prefix}:webhook-slots:${accountId}`;
   }
 
-  /** A slot for a delivery of `lane`: false when the account has as many in flight as that lane may take. */
-  acquire(accountId: string, member: string, lane: Lane): Promise<boolean> {
+  /** A slot for a delivery of `lane` (its member from `slotMember`): refused when the account has as many in flight as that lane may take. */
+  acquire(accountId: string, member: string, lane: Lane): Promise<Acquired> {
     const limit = lane === 'fresh' ? this.limit : maintenanceSlots(this.limit);
-    return this.acquiring.submit({ accountId, member, limit });
+    return this.acquiring.submit({ accountId, member, limit, fresh: lane === 'fresh' });
   }
 
   /** Frees the slot; true when an event of the account waits its turn (a delivery of it was refused a slot lately). */
@@ -109,7 +130,7 @@ export class AccountConcurrency {
     return [...slots.map((slot) => this.key(slot.accountId)), ...slots.map((slot) => this.waitingKey(slot.accountId))];
   }
 
-  private async acquireMany(slots: Request[]): Promise<boolean[]> {
+  private async acquireMany(slots: Request[]): Promise<Acquired[]> {
     const now = Date.now();
     const keys = this.keysOf(slots);
     const result = await this.redis.acquireWebhookSlots(
@@ -119,7 +140,7 @@ export class AccountConcurrency {
       now + this.holdMs,
       ...slots.flatMap((slot) => [slot.limit, slot.member]),
     );
-    return result.map((acquired) => acquired === 1);
+    return result.map((acquired, i) => acquired === 1 || (acquired === 2 && slots[i].fresh && BEHIND_MAINTENANCE));
   }
 
   private async releaseMany(slots: Slot[]): Promise<boolean[]> {

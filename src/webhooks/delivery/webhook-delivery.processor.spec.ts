@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { SecretKeyError } from 'src/accounts/secret-crypto';
+import { type Acquired, BEHIND_MAINTENANCE } from 'src/webhooks/delivery/account-concurrency';
 import { type DeliveryJobData, FRESH_PRIORITY, type Lane } from 'src/webhooks/queue/delivery-job';
 import { DeliveryGaveUp, DeliveryRetry, retryBackoff } from 'src/webhooks/queue/delivery-retry';
 import type { AttemptRecord, DueEvent, RecordResult } from 'src/webhooks/delivery/delivery-store';
@@ -67,6 +68,8 @@ class Fakes {
   parked: string[] = [];
   held = new Set<string>();
   lanes: Lane[] = [];
+  /** What acquire answers instead of slotFree's true or false. */
+  slotAnswer?: Acquired;
   retired: string[] = [];
   /** The job's log, as the dashboard's Logs tab shows it. */
   log: string[] = [];
@@ -112,7 +115,10 @@ class Fakes {
     post: async (url, headers, body) => (this.posts.push({ url, headers, body }), this.postAnswer),
   };
   readonly slots: DeliverySlots = {
-    acquire: async (_account, member, lane) => (this.lanes.push(lane), this.slotFree && (this.held.add(member), true)),
+    acquire: async (_account, member, lane) => (
+      this.lanes.push(lane),
+      this.slotAnswer ?? (this.slotFree && (this.held.add(member), true))
+    ),
     release: async (_account, member) => (this.held.delete(member), this.othersWaiting),
     hasRoom: async () => this.roomNow,
   };
@@ -366,6 +372,18 @@ describe('WebhookDeliveryProcessor', () => {
     await fakes.processor().process(fakes.job({}, 0, FRESH_PRIORITY));
     await fakes.processor().process(fakes.job({ cycle: 1 }));
     expect(fakes.lanes).toEqual(['fresh', 'maintenance']);
+  });
+
+  it('tries a fresh change again in 250 ms, not parked, when maintenance deliveries hold the slots it was refused', async () => {
+    fakes.slotAnswer = BEHIND_MAINTENANCE;
+    const error = await fakes
+      .processor()
+      .process(fakes.job({}, 0, FRESH_PRIORITY))
+      .catch((thrown: unknown) => thrown);
+    expect(error).toBeInstanceOf(DeliveryRetry);
+    expect((error as DeliveryRetry).delayMs).toBe(250);
+    expect(fakes.parked).toEqual([]);
+    expect(fakes.posts).toEqual([]);
   });
 
   it('after a parked job completed, lets the next events through only if a slot is free now', async () => {

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { AppConfig } from 'src/config/app-config';
 import { decideOutcome, jobStep } from 'src/webhooks/delivery/delivery-policy';
 import { AttemptWriter } from 'src/webhooks/delivery/attempt-writer';
+import { BEHIND_MAINTENANCE, BEHIND_MAINTENANCE_RETRY_MS, slotMember } from 'src/webhooks/delivery/account-concurrency';
 import {
   HELD,
   NO_URL_REASON,
@@ -42,11 +43,10 @@ const REREAD_MS = 100;
  * record. The event row decides, and the job's end mirrors it, so that the queue dashboard tells the
  * truth: a delivered cycle completes, a cycle still retrying throws DeliveryRetry (Bull's backoff
  * reads its `delayMs`, the last error its reason: queue/delivery-retry.ts), and a dead one — schedule
- * used up, or no webhook URL — throws DeliveryGaveUp, which fails the job for good. Every attempt is written to the database
- * before the job ends, and appends a line to the job's log. A job of an older delivery cycle, or
- * for an event that is gone, does nothing.
- *
- * A plain class, wired by WebhookWorkerModule: its spec runs it over fakes of its seams.
+ * used up, or no webhook URL — throws DeliveryGaveUp, which fails the job for good. Every attempt is
+ * written to the database before the job ends, and appends a line to the job's log. A job of an
+ * older delivery cycle, or for an event that is gone, does nothing. A plain class, wired by
+ * WebhookWorkerModule: its spec runs it over fakes of its seams.
  */
 export class WebhookDeliveryProcessor {
   private readonly maxAttempts: number;
@@ -85,8 +85,11 @@ export class WebhookDeliveryProcessor {
         this.previousCycles.retirePreviousCycle(event.id, event.cycle),
         `retire the previous job of event ${event.id}`,
       );
-    const slot = `${job.id}:${randomUUID()}`;
-    if (!(await this.slots.acquire(event.accountId, slot, laneOf(job.opts)))) return this.park(event, job);
+    const lane = laneOf(job.opts);
+    const slot = slotMember(lane, `${job.id}:${randomUUID()}`);
+    const acquired = await this.slots.acquire(event.accountId, slot, lane);
+    if (acquired === BEHIND_MAINTENANCE) throw new DeliveryRetry(BEHIND_MAINTENANCE_RETRY_MS, BEHIND_MAINTENANCE);
+    if (!acquired) return this.park(event, job);
     try {
       return await this.attempt(event, job);
     } finally {
@@ -100,10 +103,8 @@ export class WebhookDeliveryProcessor {
 
   /**
    * The account has the most deliveries in flight: the event waits its turn in the database (no due
-   * time), oldest first, instead of its job going round the shared queue ahead of other accounts'
-   * jobs; each of the account's attempts lets the next through (`advance`), and so does the
-   * worker once this job has completed (`afterWaiting`), in case the account's last attempt ended
-   * meanwhile.
+   * time), oldest first, not as a job going round the shared queue; each of the account's attempts
+   * lets the next through (`advance`), and so does `afterWaiting`, if its last one ended meanwhile.
    */
   private async park(event: DueEvent, job: DeliveryJobHandle): Promise<DeliveryOutcome> {
     if (!(await this.store.park(event))) return 'skipped';
@@ -112,10 +113,9 @@ export class WebhookDeliveryProcessor {
   }
 
   /**
-   * After a job completed as WAITING: the account's next events through, if a slot is free. With
-   * none free, the attempt in flight lets them through as it ends; slots of a worker that died
-   * expire, and the sweeper then does. Advancing without a free slot would only park them again, at
-   * full speed for as long as a dead worker's slots last (test/webhooks-dead-slots.e2e-spec.ts).
+   * After a job completed as WAITING: the account's next events through, if a slot is free (else the
+   * attempt in flight does as it ends, or the sweeper once a dead worker's slots expire; advancing
+   * now would only park them again, in a loop: test/webhooks-dead-slots.e2e-spec.ts).
    */
   async afterWaiting(accountId: string): Promise<void> {
     const room = await this.slots.hasRoom(accountId).catch(() => true);

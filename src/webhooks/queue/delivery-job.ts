@@ -46,8 +46,9 @@ export function laneOf(opts: { priority?: number } | undefined): Lane {
  * How many of an account's WEBHOOK_MAX_IN_FLIGHT_PER_ACCOUNT delivery slots the maintenance lane may
  * take: all but a fifth (at least one), kept for the account's fresh changes, so that however much
  * maintenance traffic waits, that many of its own changes at a time go out at once instead of
- * waiting their turn behind it (more at the same moment are parked, and wait with the rest). With a
- * limit of 1 there is nothing to keep back: one delivery at a time, in the order events were created.
+ * waiting their turn behind it (more at the same moment take the next slot a maintenance delivery
+ * frees: BEHIND_MAINTENANCE). With a limit of 1 there is nothing to keep back: one delivery at a
+ * time, in the order events were created.
  */
 export function maintenanceSlots(limit: number): number {
   return limit <= 1 ? limit : limit - Math.max(1, Math.floor(limit / 5));
