@@ -6,7 +6,7 @@ import { WebhookReceiver } from './helpers/webhook-receiver';
 
 /** More accounts with events waiting their turn than the sweeper moves on in one sweep (500). */
 const BUSY = 501;
-const WAITING_EACH = 20;
+const WAITING_EACH = 200;
 /** The highest id there is: the account the sweeper reaches last. */
 const LAST = 'ffffffff-ffff-4fff-bfff-ffffffffffff';
 
@@ -24,8 +24,9 @@ describe('events waiting their turn in more accounts than a sweep takes', () => 
   beforeAll(async () => {
     database = await ownDatabase('waiting_rotation');
     receiver = await WebhookReceiver.start('/busy');
-    // Slow enough that the accounts' waiting events last (at most 50 deliveries in flight: 200/s).
-    receiver.respondWith({ status: 200, delayMs: 250 });
+    // Slow enough that no account's waiting events are gone before the check: at most 8 of its
+    // deliveries in flight (its window's maintenance share), a second each, so 200 take 25 s at least.
+    receiver.respondWith({ status: 200, delayMs: 1_000 });
     t = await startApp({
       DATABASE_URL: database.url,
       QUEUE_PREFIX: `${process.env.QUEUE_PREFIX}_rotation`,
@@ -70,6 +71,8 @@ describe('events waiting their turn in more accounts than a sweep takes', () => 
         [[...ids, template.id], WAITING_EACH, LAST],
       );
       await client.query('COMMIT');
+      // Rows written in bulk here stand for events that came over time, which autovacuum would have analyzed.
+      await client.query('ANALYZE webhook_events');
     } finally {
       client.release();
     }
