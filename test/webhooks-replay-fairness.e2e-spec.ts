@@ -45,6 +45,25 @@ describe("one account's backlog through its window", () => {
     return rows[0];
   };
 
+  /** `n` failed events of the account, one a millisecond apart as if its endpoint had been down, then
+   * a bulk replay of them (202); returns their ids, oldest first, and the replay's body. */
+  const replayFailed = async (account: { id: string; secret: string }, n: number) => {
+    const { rows: created } = await t.db.query<{ id: string }>(
+      `INSERT INTO webhook_events (id, account_id, verification_id, type, body, created_at, delivery_status, last_error)
+       SELECT gen_random_uuid(), $1, gen_random_uuid(), 'verification.status_changed', '{}',
+              now() - interval '1 hour' + n * interval '1 ms', 'failed', 'HTTP 500'
+         FROM generate_series(1, $2::int) AS n
+       RETURNING id`,
+      [account.id, n],
+    );
+    const replay = await t.http
+      .post('/api/v1/public/kyc/webhook-events/redeliver')
+      .set('authorization', `Bearer ${account.secret}`)
+      .send({ delivery_status: 'failed' })
+      .expect(202);
+    return { created, replay: replay.body as unknown };
+  };
+
   /** B's test event, sent and received while A's deliveries hang. */
   const bsEventArrives = async (b: { secret: string }): Promise<void> => {
     const test = await t.http
@@ -74,23 +93,9 @@ describe("one account's backlog through its window", () => {
   it("queues no more of a replay than the window, delivers another account's event meanwhile, then the rest oldest first", async () => {
     const a = await createAccount(t, { webhook_url: slow.url });
     const b = await createAccount(t, { webhook_url: fast.url });
-    // A's failed events, one a millisecond apart, as if its endpoint had been down.
-    const { rows: created } = await t.db.query<{ id: string }>(
-      `INSERT INTO webhook_events (id, account_id, verification_id, type, body, created_at, delivery_status, last_error)
-       SELECT gen_random_uuid(), $1, gen_random_uuid(), 'verification.status_changed', '{}',
-              now() - interval '1 hour' + n * interval '1 ms', 'failed', 'HTTP 500'
-         FROM generate_series(1, ${REPLAYED}) AS n
-       RETURNING id`,
-      [a.id],
-    );
     slow.respondWith({ hang: true });
-
-    const replay = await t.http
-      .post('/api/v1/public/kyc/webhook-events/redeliver')
-      .set('authorization', `Bearer ${a.secret}`)
-      .send({ delivery_status: 'failed' })
-      .expect(202);
-    expect(replay.body).toEqual({ object: 'redelivery', count: REPLAYED });
+    const { created, replay } = await replayFailed(a, REPLAYED);
+    expect(replay).toEqual({ object: 'redelivery', count: REPLAYED });
 
     await slow.waitFor((requests) => requests.length >= MAINTENANCE, 20_000, "A's first replayed deliveries");
     // The replay's share of the window is full and hangs: the rest wait in the database, not as jobs in the queue.
@@ -148,18 +153,7 @@ describe("one account's backlog through its window", () => {
     try {
       endpoint.respondWith({ hang: true });
       const a = await createAccount(t, { webhook_url: endpoint.url });
-      await t.db.query(
-        `INSERT INTO webhook_events (id, account_id, verification_id, type, body, created_at, delivery_status, last_error)
-         SELECT gen_random_uuid(), $1, gen_random_uuid(), 'verification.status_changed', '{}',
-                now() - interval '1 hour' + n * interval '1 ms', 'failed', 'HTTP 500'
-           FROM generate_series(1, 50) AS n`,
-        [a.id],
-      );
-      await t.http
-        .post('/api/v1/public/kyc/webhook-events/redeliver')
-        .set('authorization', `Bearer ${a.secret}`)
-        .send({ delivery_status: 'failed' })
-        .expect(202);
+      await replayFailed(a, 50);
       await endpoint.waitFor((requests) => requests.length >= MAINTENANCE, 20_000, "A's first replayed deliveries");
 
       // A's change, made while the replay's attempts hang and 46 more of it wait: it takes a slot the
@@ -189,18 +183,7 @@ describe("one account's backlog through its window", () => {
         request.body.includes('"verification"') ? { hang: true } : { status: 200, delayMs: 1_000 },
       );
       const a = await createAccount(t, { webhook_url: endpoint.url });
-      await t.db.query(
-        `INSERT INTO webhook_events (id, account_id, verification_id, type, body, created_at, delivery_status, last_error)
-         SELECT gen_random_uuid(), $1, gen_random_uuid(), 'verification.status_changed', '{}',
-                now() - interval '1 hour' + n * interval '1 ms', 'failed', 'HTTP 500'
-           FROM generate_series(1, 200) AS n`,
-        [a.id],
-      );
-      await t.http
-        .post('/api/v1/public/kyc/webhook-events/redeliver')
-        .set('authorization', `Bearer ${a.secret}`)
-        .send({ delivery_status: 'failed' })
-        .expect(202);
+      await replayFailed(a, 200);
       await endpoint.waitFor((requests) => requests.length >= MAINTENANCE, 20_000, "A's first replayed deliveries");
       const [first, second] = await Promise.all([createVerification(t, a.id), createVerification(t, a.id)]);
       const sent = (id: string) => (requests: { body: string }[]) => requests.some((r) => r.body.includes(id));
