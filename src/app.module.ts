@@ -11,8 +11,7 @@ import { DatabaseModule } from 'src/database/database.module';
 import { OpsModule } from 'src/ops/ops.module';
 import { RetentionWorkerModule } from 'src/retention/retention.module';
 import { VerificationsModule } from 'src/verifications/verifications.module';
-import { WebhookGaugesModule } from 'src/webhooks/queue/webhook-gauges.module';
-import { WebhookWorkerModule } from 'src/webhooks/delivery/webhook-worker.module';
+import { WebhookWorkerModule } from 'src/webhooks/webhook-worker.module';
 import { WebhooksModule } from 'src/webhooks/webhooks.module';
 
 /** The HTTP API: admin, internal and public routes, and the delivery log. */
@@ -39,7 +38,7 @@ export class AppModule {
       role === 'api' ? API_MODULES : role === 'worker' ? WORKER_MODULES : [...API_MODULES, ...WORKER_MODULES];
     return {
       module: AppModule,
-      imports: [ConfigModule, DatabaseModule, SecretKeyCheckModule, ...features, WebhookGaugesModule, OpsModule],
+      imports: [ConfigModule, DatabaseModule, SecretKeyCheckModule, ...features, OpsModule],
     };
   }
 }

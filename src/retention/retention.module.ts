@@ -3,14 +3,14 @@ import { AuditModule } from 'src/audit/audit.module';
 import { RetentionWorker } from 'src/retention/retention-worker.service';
 import { RetentionService } from 'src/retention/retention.service';
 import { VerificationRedactionModule } from 'src/verifications/verification-redaction.module';
-import { WebhookRepositoriesModule } from 'src/webhooks/tables/webhook-repositories.module';
+import { WebhooksCoreModule } from 'src/webhooks/webhooks-core.module';
 
 /**
  * The retention policy's passes, over the owners' repositories (verifications through their
  * redactor, webhook events): for the CLI's `retention` command. No controller, no schedule.
  */
 @Module({
-  imports: [VerificationRedactionModule, WebhookRepositoriesModule, AuditModule],
+  imports: [VerificationRedactionModule, WebhooksCoreModule, AuditModule],
   providers: [RetentionService],
   exports: [RetentionService],
 })

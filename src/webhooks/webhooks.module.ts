@@ -6,7 +6,6 @@ import { DatabaseModule } from 'src/database/database.module';
 import { cursorCodecProvider } from 'src/common/cursor.provider';
 import { RateLimitModule } from 'src/auth/rate-limit/rate-limit.module';
 import { DashboardDeliveries } from 'src/webhooks/dashboard/dashboard-deliveries.service';
-import { EndpointLifecycleModule } from 'src/webhooks/endpoint/endpoint-lifecycle.module';
 import { WebhookEndpointController } from 'src/webhooks/endpoint/webhook-endpoint.controller';
 import { WebhookEndpointService } from 'src/webhooks/endpoint/webhook-endpoint.service';
 import { RedeliveryLimit } from 'src/webhooks/event-log/redelivery-limit';
@@ -18,22 +17,19 @@ import { WebhookEventsService } from 'src/webhooks/event-log/webhook-events.serv
 import { WebhookEventNotifications } from 'src/webhooks/event-log/webhook-event-notifications';
 import { WebhookEventStreams } from 'src/webhooks/event-log/webhook-event-streams.service';
 import { WebhookOutboxService } from 'src/webhooks/outbox/webhook-outbox.service';
-import { WebhookQueueModule } from 'src/webhooks/queue/webhook-queue.module';
-import { WebhookRepositoriesModule } from 'src/webhooks/tables/webhook-repositories.module';
+import { WebhooksCoreModule } from 'src/webhooks/webhooks-core.module';
 
 /**
- * The webhooks feature as the API runs it: the outbox a status change writes into, the delivery queue
- * that queues its events, the client's delivery log (list, detail, replay, test events), and the
- * operator's actions behind the queue dashboard's buttons.
+ * The webhooks feature as the API runs it, on the core (tables, enqueueing, the endpoint's lifecycle):
+ * the client's delivery log (list, detail, replay, test events, the stream), the endpoint's routes, and
+ * the operator's actions behind the queue dashboard's buttons.
  */
 @Module({
   imports: [
     TypeOrmModule.forFeature([WebhookEvent, WebhookAttempt]),
     AccountsModule,
     DatabaseModule,
-    WebhookQueueModule,
-    WebhookRepositoriesModule,
-    EndpointLifecycleModule,
+    WebhooksCoreModule,
     RateLimitModule,
     AuditModule,
   ],
@@ -50,7 +46,7 @@ import { WebhookRepositoriesModule } from 'src/webhooks/tables/webhook-repositor
     RedeliveryLimit,
   ],
   exports: [
-    WebhookQueueModule,
+    WebhooksCoreModule,
     WebhookOutboxService,
     WebhookEventsService,
     WebhookEndpointService,

@@ -7,14 +7,12 @@ import { APP_CONFIG } from 'src/config/config.module';
 import { DatabaseModule } from 'src/database/database.module';
 import { AccountConcurrency } from 'src/webhooks/delivery/account-concurrency';
 import { DeliveryStore } from 'src/webhooks/delivery/delivery-store';
-import { EndpointLifecycleModule } from 'src/webhooks/endpoint/endpoint-lifecycle.module';
 import { EndpointLifecycle } from 'src/webhooks/endpoint/endpoint-lifecycle.service';
 import { WebhookDeliveryProcessor } from 'src/webhooks/delivery/webhook-delivery.processor';
 import { WebhookHttpClient } from 'src/webhooks/delivery/webhook-http.client';
 import { deliveryQueueOptions } from 'src/webhooks/queue/webhook-queue.factory';
 import { DELIVERY_QUEUE } from 'src/webhooks/queue/webhook-queue.constants';
-import { WebhookQueueModule } from 'src/webhooks/queue/webhook-queue.module';
-import { WebhookRepositoriesModule } from 'src/webhooks/tables/webhook-repositories.module';
+import { WebhooksCoreModule } from 'src/webhooks/webhooks-core.module';
 import { DeliveryQueue } from 'src/webhooks/queue/delivery-queue.service';
 import { WebhookSweeper } from 'src/webhooks/delivery/webhook-sweeper.service';
 import { WebhookWorker } from 'src/webhooks/delivery/webhook-worker.service';
@@ -22,13 +20,11 @@ import { WebhookWorker } from 'src/webhooks/delivery/webhook-worker.service';
 /** A slot outlives the time-out by this much, so a killed worker's slot frees itself soon after. */
 const SLOT_MARGIN_MS = 15_000;
 
-/** The webhooks feature as the worker runs it: the delivery processor and the outbox sweeper. */
+/** The webhooks feature as the worker runs it, on the core: the delivery processor and the outbox sweeper. */
 @Module({
   imports: [
     DatabaseModule,
-    WebhookQueueModule,
-    WebhookRepositoriesModule,
-    EndpointLifecycleModule,
+    WebhooksCoreModule,
     BullModule.registerQueueAsync({
       name: DELIVERY_QUEUE,
       inject: [APP_CONFIG],
