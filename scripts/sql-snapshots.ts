@@ -102,11 +102,11 @@ export async function composeAll(): Promise<Map<string, string>> {
       await events.countFinishedOlderThan(90);
       await new VerificationRepository(source).countExpired(365);
       await events.startWaitingCyclesMatching(manager, ACCOUNT, 'failed,delivered', [], 1_000);
-      await events.dueBacklog(BACKLOG_CAP);
+      await events.backlog(BACKLOG_CAP);
     },
   );
   all.set('webhooks/bulk-replay-selection.sql', replay);
-  all.set('webhooks/due-backlog.sql', backlog);
+  all.set('webhooks/outbox-backlog.sql', backlog);
   all.set('webhooks/relay-overdue.sql', overdue);
   // Around it, in its transaction (src/database/sort-free-plan.ts).
   all.set('database/sort-free-plan-pin.sql', pin);

@@ -319,6 +319,7 @@ describe('deploy/grafana/kyc-delivery.json', () => {
       'webhook_events_failed_total',
       'webhook_queue_jobs',
       'webhook_outbox_backlog',
+      'webhook_outbox_waiting',
       'webhook_outbox_oldest_due_seconds',
       'webhook_endpoints_disabled',
       'webhook_endpoint_disables_total',
@@ -331,6 +332,7 @@ describe('deploy/grafana/kyc-delivery.json', () => {
     for (const gauge of [
       'webhook_queue_jobs',
       'webhook_outbox_backlog',
+      'webhook_outbox_waiting',
       'webhook_outbox_oldest_due_seconds',
       'webhook_endpoints_disabled',
     ]) {

@@ -85,7 +85,12 @@ async function expectAlertSeries(t: TestApp, { countersAtZero }: { countersAtZer
       expect({ name, labels, value: metricValue(text, name, labels) }).toEqual({ name, labels, value });
     }
   }
-  for (const name of ['webhook_outbox_oldest_due_seconds', 'webhook_outbox_backlog', 'webhook_queue_jobs']) {
+  for (const name of [
+    'webhook_outbox_oldest_due_seconds',
+    'webhook_outbox_backlog',
+    'webhook_outbox_waiting',
+    'webhook_queue_jobs',
+  ]) {
     expect(text).toContain(`# TYPE ${name} gauge`);
   }
   for (const name of metricsTheAlertsUse()) {

@@ -31,6 +31,7 @@ const CONTRACT_ALERTS = [
 /** Values read from the database or the queue, exported alike by every process: max, never sum. */
 const GLOBAL_GAUGES = [
   'webhook_outbox_backlog',
+  'webhook_outbox_waiting',
   'webhook_outbox_oldest_due_seconds',
   'webhook_queue_jobs',
   'webhook_endpoints_disabled',

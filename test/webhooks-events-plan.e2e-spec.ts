@@ -150,7 +150,7 @@ describe('delivery log by status on a skewed account with stale statistics', () 
     // analyzed in service). With the earlier ones, which saw no due event, the planner reads the
     // oldest from the other partial index and sorts all 12,000: not pinned for this statement.
     await t.db.query('ANALYZE webhook_events');
-    const nodes = await explained(database.url, 'webhooks/due-backlog.sql', [10_000]);
+    const nodes = await explained(database.url, 'webhooks/outbox-backlog.sql', [10_000]);
     // The count's 10,000 entries and the oldest's one (from the partial index on due events).
     expect(rowsRead(nodes)).toBeLessThanOrEqual(10_001);
     await waitFor(
@@ -183,5 +183,26 @@ describe('delivery log by status on a skewed account with stale statistics', () 
     const nodes = await explained(database.url, 'webhooks/relay-overdue.sql', [3, 500], SORT_FREE);
     // A probe per account with pending events, the big account's share, and the picked rows read back.
     expect(rowsRead(nodes)).toBeLessThanOrEqual(1_000);
+  });
+
+  it('counts the events waiting their turn up to 10,000 too, at the same cost (12,000 more here)', async () => {
+    // Beside the 12,000 due and the 2,000 waiting above: 12,000 of the big account waiting (a retention pass's).
+    await t.db.query(
+      `INSERT INTO webhook_events (id, account_id, verification_id, type, body, created_at, delivery_status)
+       SELECT gen_random_uuid(), $1, gen_random_uuid(), 'verification.redacted', '{}', now(), 'pending'
+         FROM generate_series(1, 12000) AS n`,
+      [big.id],
+    );
+    await t.db.query('ANALYZE webhook_events');
+    const nodes = await explained(database.url, 'webhooks/outbox-backlog.sql', [10_000]);
+    // 10,000 entries of each count and the oldest due's one.
+    expect(rowsRead(nodes)).toBeLessThanOrEqual(20_001);
+    const served = async (name: string) => metricValue(await (await fetch(`${t.url}/metrics`)).text(), name);
+    await waitFor(
+      () => served('webhook_outbox_waiting'),
+      (value) => value === 10_000,
+      'the waiting gauge at its cap',
+    );
+    expect(await served('webhook_outbox_backlog')).toBe(10_000);
   });
 });

@@ -9,12 +9,13 @@ import {
   webhookEndpointsDisabled,
   webhookOutboxBacklog,
   webhookOutboxOldestDue,
+  webhookOutboxWaiting,
   webhookQueueDepth,
 } from 'src/webhooks/queue/webhook-metrics';
 import { DELIVERY_PRODUCER } from 'src/webhooks/queue/webhook-queue.constants';
 import { redisErrorMessage } from 'src/redis/redis-errors';
 
-/** The backlog gauge counts due events up to this many: its query costs the same at a million. */
+/** The backlog gauges count due and waiting events up to this many each: their query costs the same at a million. */
 export const BACKLOG_CAP = 10_000;
 
 /**
@@ -47,8 +48,9 @@ export class WebhookGauges implements OnApplicationBootstrap, BeforeApplicationS
   }
 
   async update(): Promise<void> {
-    const backlog = await this.events.dueBacklog(BACKLOG_CAP);
+    const backlog = await this.events.backlog(BACKLOG_CAP);
     webhookOutboxBacklog.set(backlog.count);
+    webhookOutboxWaiting.set(backlog.waiting);
     webhookOutboxOldestDue.set(backlog.oldestDueSeconds);
     const disabled = await this.endpoints.countDisabled();
     for (const reason of DISABLE_REASONS) webhookEndpointsDisabled.set({ reason }, disabled.get(reason) ?? 0);

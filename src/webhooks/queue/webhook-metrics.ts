@@ -35,6 +35,12 @@ export const webhookOutboxBacklog = new Gauge({
   registers: [metricsRegistry],
 });
 
+export const webhookOutboxWaiting = new Gauge({
+  name: 'webhook_outbox_waiting',
+  help: "Webhook events pending delivery that wait their account's turn (no due time yet: a bulk replay, a release, a retention pass, or parked behind the account's window), counted up to 10000",
+  registers: [metricsRegistry],
+});
+
 export const webhookOutboxOldestDue = new Gauge({
   name: 'webhook_outbox_oldest_due_seconds',
   help: 'Seconds since the oldest pending webhook event became due (next_attempt_at), 0 when none is due',

@@ -314,15 +314,15 @@ export class WebhookEventRepository {
     return withSortFreePlan(manager, async () => jobSources(await manager.query(sql, [overdueSeconds, limit])));
   }
 
-  /** Due pending events counted up to `cap` (as cheap with a million due), and the oldest's seconds due (0 if none). */
-  async dueBacklog(cap: number): Promise<{ count: number; oldestDueSeconds: number }> {
-    const due = `FROM webhook_events WHERE delivery_status = 'pending' AND next_attempt_at <= now()`;
-    const [row] = (await this.dataSource.query(
-      `SELECT (SELECT count(*)::int FROM (SELECT 1 ${due} LIMIT $1) d) AS count, COALESCE((SELECT EXTRACT(EPOCH
-         FROM now() - next_attempt_at) ${due} ORDER BY next_attempt_at LIMIT 1), 0)::float8 AS "oldestDueSeconds"`,
-      [cap],
-    )) as { count: number; oldestDueSeconds: number }[];
-    return row;
+  /** Pending events counted up to `cap` each, due and waiting their turn (as cheap with a million), and the oldest due's seconds due (0 if none). */
+  async backlog(cap: number): Promise<{ count: number; oldestDueSeconds: number; waiting: number }> {
+    const [pending, due] = [`FROM webhook_events WHERE delivery_status = 'pending' AND next_attempt_at`, '<= now()'];
+    const sql = `SELECT (SELECT count(*)::int FROM (SELECT 1 ${pending} ${due} LIMIT $1) d) AS count, COALESCE((SELECT EXTRACT(EPOCH
+         FROM now() - next_attempt_at) ${pending} ${due} ORDER BY next_attempt_at LIMIT 1), 0)::float8 AS "oldestDueSeconds",
+         (SELECT count(*)::int FROM (SELECT 1 ${pending} IS NULL LIMIT $1) w) AS waiting`;
+    return (
+      (await this.dataSource.query(sql, [cap])) as { count: number; oldestDueSeconds: number; waiting: number }[]
+    )[0];
   }
 
   /** The event's cycle fails with `error` and no attempt, if it is still pending. */
