@@ -46,6 +46,16 @@ describe('audit trail', () => {
     await t.close();
   });
 
+  /** A change's answer, read the moment it arrives: what it recorded is in the chain, nothing left staged. */
+  async function answeredChained(what: string, request: PromiseLike<{ headers: Record<string, string> }>) {
+    const res = await request;
+    const { rows } = await t.db.query<{ staged: number }>(
+      'SELECT count(*)::int AS staged FROM audit_pending WHERE request_id = $1',
+      [res.headers['x-request-id']],
+    );
+    expect({ what, staged: rows[0].staged }).toEqual({ what, staged: 0 });
+  }
+
   async function adminList(query: Record<string, string>): Promise<{ data: AuditEntry[]; next_cursor: string | null }> {
     const res = await t.http.get(ADMIN_EVENTS).query(query).set('authorization', admin());
     expect(res.status).toBe(200);
@@ -55,16 +65,22 @@ describe('audit trail', () => {
   it('records every admin change in its transaction, with field names only, as break-glass', async () => {
     const before = await breakGlassUses(t);
     const account = await createAccount(t, { name: 'Secret Name Ltd', webhook_url: 'http://127.0.0.1:9/hook' });
-    await t.http
-      .patch(`/api/v1/admin/accounts/${account.id}`)
-      .set('authorization', admin())
-      .send({ name: 'Other Name' })
-      .expect(200);
-    await t.http
-      .post(`/api/v1/admin/accounts/${account.id}/secret/rotate`)
-      .set('authorization', admin())
-      .send({ grace_period_seconds: 0 })
-      .expect(200);
+    await answeredChained(
+      'account update',
+      t.http
+        .patch(`/api/v1/admin/accounts/${account.id}`)
+        .set('authorization', admin())
+        .send({ name: 'Other Name' })
+        .expect(200),
+    );
+    await answeredChained(
+      'secret rotation',
+      t.http
+        .post(`/api/v1/admin/accounts/${account.id}/secret/rotate`)
+        .set('authorization', admin())
+        .send({ grace_period_seconds: 0 })
+        .expect(200),
+    );
     await t.http.get(`/api/v1/admin/accounts/${account.id}`).set('authorization', admin()).expect(200);
     // A refused change (400) writes nothing.
     const bad = await t.http
@@ -106,22 +122,31 @@ describe('audit trail', () => {
     const client = `Bearer ${account.secret}`;
     const v = await createVerification(t, account.id, { external_user_id: 'person-audited' });
     await transition(t, v.id, { status: 'processing' });
-    await t.http.patch('/api/v1/public/kyc/webhook-endpoint').set('authorization', client).send({}).expect(200);
-    await t.http.post(`/api/v1/public/kyc/verifications/${v.id}/redact`).set('authorization', client).expect(200);
+    await answeredChained(
+      'endpoint update',
+      t.http.patch('/api/v1/public/kyc/webhook-endpoint').set('authorization', client).send({}).expect(200),
+    );
+    await answeredChained(
+      'redaction',
+      t.http.post(`/api/v1/public/kyc/verifications/${v.id}/redact`).set('authorization', client).expect(200),
+    );
     // Redacting again changes nothing: no second entry.
     await t.http.post(`/api/v1/public/kyc/verifications/${v.id}/redact`).set('authorization', client).expect(200);
-    await t.http
-      .post('/api/v1/public/kyc/webhook-events/test')
-      .set('authorization', client)
-      .send({ status: 'approved' })
-      .expect(202);
+    await answeredChained(
+      'test event',
+      t.http
+        .post('/api/v1/public/kyc/webhook-events/test')
+        .set('authorization', client)
+        .send({ status: 'approved' })
+        .expect(202),
+    );
     const { rows } = await t.db.query<{ id: string }>('SELECT id FROM webhook_events WHERE verification_id = $1', [
       v.id,
     ]);
-    await t.http
-      .post(`/api/v1/public/kyc/webhook-events/${rows[0].id}/redeliver`)
-      .set('authorization', client)
-      .expect(202);
+    await answeredChained(
+      'redelivery',
+      t.http.post(`/api/v1/public/kyc/webhook-events/${rows[0].id}/redeliver`).set('authorization', client).expect(202),
+    );
     await t.http
       .patch('/api/v1/public/kyc/webhook-endpoint')
       .set('authorization', client)

@@ -1,3 +1,4 @@
+import { AnswersAfterAuditChain } from 'src/audit/audit-chainer';
 import { Body, Controller, Get, HttpCode, Param, Patch, Post, UseGuards } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { toAccountResponse } from 'src/accounts/account.mapper';
@@ -25,6 +26,7 @@ import { invalidId, UuidParamPipe } from 'src/http/uuid-param.pipe';
 @ApiTags('admin')
 @RequiresCredential('admin')
 @UseGuards(UndeclaredInputGuard)
+@AnswersAfterAuditChain()
 @Controller('api/v1/admin/accounts')
 export class AdminAccountsController {
   constructor(

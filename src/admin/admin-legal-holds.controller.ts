@@ -1,3 +1,4 @@
+import { AnswersAfterAuditChain } from 'src/audit/audit-chainer';
 import { Body, Controller, Delete, Get, HttpCode, Param, Put, UseGuards } from '@nestjs/common';
 import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { RequiresPermission } from 'src/auth/permissions';
@@ -16,6 +17,7 @@ const FORBIDDEN = new ApiError('forbidden', "The credential's roles lack the per
 @RequiresCredential('admin')
 @RequiresPermission('legal_holds:manage')
 @UseGuards(UndeclaredInputGuard)
+@AnswersAfterAuditChain()
 @Controller('api/v1/admin/verifications/:id/legal-hold')
 export class AdminLegalHoldsController {
   constructor(private readonly holds: LegalHoldsService) {}

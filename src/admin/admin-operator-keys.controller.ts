@@ -1,3 +1,4 @@
+import { AnswersAfterAuditChain } from 'src/audit/audit-chainer';
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, UseGuards } from '@nestjs/common';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { RequiresPermission } from 'src/auth/permissions';
@@ -17,6 +18,7 @@ import { OperatorKeysService } from 'src/operators/operator-keys.service';
 @ApiTags('admin')
 @RequiresCredential('admin')
 @UseGuards(UndeclaredInputGuard)
+@AnswersAfterAuditChain()
 @Controller('api/v1/admin/operator-keys')
 export class AdminOperatorKeysController {
   constructor(private readonly keys: OperatorKeysService) {}

@@ -1,3 +1,4 @@
+import { AuditModule } from 'src/audit/audit.module';
 import { Module } from '@nestjs/common';
 import { AccountsModule } from 'src/accounts/accounts.module';
 import { AdminAccountsController } from 'src/admin/admin-accounts.controller';
@@ -11,7 +12,7 @@ import { WebhooksModule } from 'src/webhooks/webhooks.module';
 
 /** The admin API's routes: accounts and their webhook endpoint, operator keys, the audit trail, legal holds. */
 @Module({
-  imports: [AccountsModule, WebhooksModule, OperatorsModule, AuditApiModule, VerificationRedactionModule],
+  imports: [AccountsModule, WebhooksModule, OperatorsModule, AuditModule, AuditApiModule, VerificationRedactionModule],
   controllers: [
     AdminAccountsController,
     AdminOperatorKeysController,

@@ -2,7 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import type { Request } from 'express';
 import { v7 as uuidv7 } from 'uuid';
 import type { EntityManager } from 'typeorm';
-import { AuditChainer } from 'src/audit/audit-chainer';
+import { AuditChainer, type ChainedBy } from 'src/audit/audit-chainer';
 import { type AuditEntryDraft, AuditEventRepository, auditEntryCommitted } from 'src/audit/audit-event.repository';
 import type { AuditOutcome, AuditTarget } from 'src/audit/audit-entry';
 import { breakGlassUses } from 'src/audit/audit-metrics';
@@ -53,11 +53,7 @@ export class AuditTrail {
 
   /** Several entries in the caller's transaction, in order, in one statement (a retention batch). */
   async recordMany(manager: EntityManager, inputs: readonly AuditEntryInput[], source = currentSource()) {
-    const drafts = inputs.map((input) => draft(input, source));
-    const request = currentRequest();
-    if (!request) return this.entries.append(manager, drafts);
-    await this.entries.stage(manager, drafts);
-    this.chainer.staged(request);
+    await this.write(manager, inputs, source, 'by the route');
   }
 
   /** An entry that records no change of its own (a read, an export, a refusal), chained before this returns. */
@@ -65,7 +61,7 @@ export class AuditTrail {
     // Its own id, chosen here: a lost commit answer is settled by looking for the entry.
     const entry = { ...input, id: input.id ?? uuidv7() };
     await this.settler.transaction(
-      (manager) => this.record(manager, entry, source),
+      (manager) => this.write(manager, [entry], source, 'here'),
       () => auditEntryCommitted(entry.id),
     );
     const request = currentRequest();
@@ -88,6 +84,15 @@ export class AuditTrail {
     breakGlassUses.inc();
     if (!READ_METHODS.has(req.method)) return;
     await this.recordAlone({ action: 'admin.read', changes: [] }, sourceOf(req));
+  }
+
+  /** Appended to the chain at once outside a request; staged while serving one, chained `by` the route's interceptor or `here`. */
+  private async write(manager: EntityManager, inputs: readonly AuditEntryInput[], source: AuditSource, by: ChainedBy) {
+    const drafts = inputs.map((input) => draft(input, source));
+    const request = currentRequest();
+    if (!request) return this.entries.append(manager, drafts);
+    await this.entries.stage(manager, drafts);
+    this.chainer.staged(request, by);
   }
 }
 

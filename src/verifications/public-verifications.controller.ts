@@ -1,3 +1,4 @@
+import { AnswersAfterAuditChain } from 'src/audit/audit-chainer';
 import { Controller, Get, Header, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiError } from 'src/common/api-error';
@@ -59,6 +60,7 @@ export class PublicVerificationsController {
   }
 
   @Post(':id/redact')
+  @AnswersAfterAuditChain()
   @HttpCode(200)
   @ApiOperation({
     summary: "Erase the applicant's personal data (GDPR Art. 17 and the like)",

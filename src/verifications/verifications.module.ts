@@ -1,3 +1,4 @@
+import { AuditModule } from 'src/audit/audit.module';
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AccountsModule } from 'src/accounts/accounts.module';
@@ -21,6 +22,7 @@ import { WebhooksModule } from 'src/webhooks/webhooks.module';
     WebhooksModule,
     VerificationRepositoriesModule,
     VerificationRedactionModule,
+    AuditModule,
   ],
   controllers: [PublicVerificationsController, InternalVerificationsController],
   providers: [VerificationsService, VerificationListService, cursorCodecProvider],

@@ -1,3 +1,4 @@
+import { AnswersAfterAuditChain } from 'src/audit/audit-chainer';
 import { Body, Controller, Get, Patch, UseGuards } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiError } from 'src/common/api-error';
@@ -11,6 +12,7 @@ import { WebhookEndpointService } from 'src/webhooks/endpoint/webhook-endpoint.s
 @ApiTags('public')
 @RequiresCredential('client')
 @UseGuards(UndeclaredInputGuard)
+@AnswersAfterAuditChain()
 @Controller('api/v1/public/kyc/webhook-endpoint')
 export class WebhookEndpointController {
   constructor(private readonly endpoints: WebhookEndpointService) {}

@@ -1,3 +1,4 @@
+import { AnswersAfterAuditChain } from 'src/audit/audit-chainer';
 import { Body, Controller, Get, Headers, HttpCode, Param, Post, Query, Res, UseGuards } from '@nestjs/common';
 import {
   ApiExcludeEndpoint,
@@ -44,6 +45,7 @@ const STREAM_DESCRIPTION =
 @ApiExtraModels(StatusChangedPayloadDto, RedactedPayloadDto)
 @RequiresCredential('client')
 @UseGuards(UndeclaredInputGuard)
+@AnswersAfterAuditChain()
 @Controller('api/v1/public/kyc/webhook-events')
 export class WebhookEventsController {
   constructor(

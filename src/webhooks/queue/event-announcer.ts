@@ -6,15 +6,20 @@ import type { DataSource } from 'typeorm';
 export const EVENTS_CHANNEL = 'kyc_webhook_events';
 /** 200 account ids (36 characters and a comma each) fit well inside NOTIFY's 8,000-byte payload. */
 const ACCOUNTS_PER_PAYLOAD = 200;
+/**
+ * At most one NOTIFY per process this often (streams are promised 1 s). Each is a commit, and every
+ * listening session wakes for it: one per status change under load cost 5 % of their throughput.
+ */
+const MIN_INTERVAL_MS = 20;
 
 /**
  * Tells every process's event streams which accounts have new events, after the commit that made
  * them readable, in a NOTIFY of its own. Not inside the event's transaction: PostgreSQL commits
  * transactions that NOTIFY one at a time (a database-wide lock from pre-commit to the commit's
  * flush), so a NOTIFY there would queue every status change behind every other one's commit,
- * holding its row locks. Here at most one NOTIFY per process is in flight; the accounts announced
- * meanwhile go together in the next, so under load it costs one small commit per round trip, not
- * one per event.
+ * holding its row locks. Here at most one NOTIFY per process is in flight, and one per
+ * MIN_INTERVAL_MS at most; the accounts announced meanwhile go together in the next, so under load it
+ * costs one small commit per interval, not one per event.
  *
  * Best effort by design: a crash between the commit and the NOTIFY, or a failed NOTIFY, only delays
  * a stream until its safety re-read (webhook-event-notifications.ts), never loses an event.
@@ -24,42 +29,50 @@ export class EventAnnouncer implements OnApplicationShutdown {
   private readonly logger = new Logger(EventAnnouncer.name);
   private readonly pending = new Set<string>();
   private flushing?: Promise<void>;
+  private lastAt = 0;
 
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
   /** Announces committed events of these accounts; returns at once. */
   announce(accountIds: Iterable<string>): void {
     for (const accountId of accountIds) this.pending.add(accountId);
-    if (this.pending.size === 0 || this.flushing) return;
-    // Everything announced in this turn of the event loop goes in the first NOTIFY.
-    this.flushing = new Promise<void>((resolve) => setImmediate(resolve))
-      .then(() => this.flush())
-      .finally(() => (this.flushing = undefined));
+    this.schedule();
   }
 
-  /** Lets an announcement in flight finish (each is bounded by the statement time-out). */
+  /** Lets the announcements in flight finish (each is bounded by the statement time-out). */
   async onApplicationShutdown(): Promise<void> {
-    await this.flushing;
+    while (this.flushing) await this.flushing;
+  }
+
+  /** Everything announced in this turn of the event loop, or since the last NOTIFY within its interval, goes in the next. */
+  private schedule(): void {
+    if (this.pending.size === 0 || this.flushing) return;
+    const wait = this.lastAt + MIN_INTERVAL_MS - Date.now();
+    this.flushing = new Promise<void>((resolve) => (wait > 0 ? setTimeout(resolve, wait) : setImmediate(resolve)))
+      .then(() => this.flush())
+      .finally(() => {
+        this.flushing = undefined;
+        this.schedule();
+      });
   }
 
   private async flush(): Promise<void> {
-    while (this.pending.size > 0) {
-      const accounts = [...this.pending];
-      this.pending.clear();
-      const payloads: string[] = [];
-      for (let i = 0; i < accounts.length; i += ACCOUNTS_PER_PAYLOAD)
-        payloads.push(accounts.slice(i, i + ACCOUNTS_PER_PAYLOAD).join(','));
-      try {
-        if (!this.dataSource.isInitialized) throw new Error('PostgreSQL not connected');
-        await this.dataSource.query(`SELECT pg_notify($1, payload) FROM unnest($2::text[]) AS payload`, [
-          EVENTS_CHANNEL,
-          payloads,
-        ]);
-      } catch (error) {
-        this.logger.warn(
-          `could not wake event streams of ${accounts.length} account(s); their safety re-read will: ${(error as Error).message}`,
-        );
-      }
+    const accounts = [...this.pending];
+    this.pending.clear();
+    this.lastAt = Date.now();
+    const payloads: string[] = [];
+    for (let i = 0; i < accounts.length; i += ACCOUNTS_PER_PAYLOAD)
+      payloads.push(accounts.slice(i, i + ACCOUNTS_PER_PAYLOAD).join(','));
+    try {
+      if (!this.dataSource.isInitialized) throw new Error('PostgreSQL not connected');
+      await this.dataSource.query(`SELECT pg_notify($1, payload) FROM unnest($2::text[]) AS payload`, [
+        EVENTS_CHANNEL,
+        payloads,
+      ]);
+    } catch (error) {
+      this.logger.warn(
+        `could not wake event streams of ${accounts.length} account(s); their safety re-read will: ${(error as Error).message}`,
+      );
     }
   }
 }
