@@ -46,14 +46,15 @@ describe('audit trail', () => {
     await t.close();
   });
 
-  /** A change's answer, read the moment it arrives: what it recorded is in the chain, nothing left staged. */
+  /** A change's answer, read the moment it arrives: its one entry is in the chain, nothing left staged. */
   async function answeredChained(what: string, request: PromiseLike<{ headers: Record<string, string> }>) {
     const res = await request;
-    const { rows } = await t.db.query<{ staged: number }>(
-      'SELECT count(*)::int AS staged FROM audit_pending WHERE request_id = $1',
+    const { rows } = await t.db.query<{ chained: number; staged: number }>(
+      `SELECT (SELECT count(*)::int FROM audit_events WHERE request_id = $1) AS chained,
+              (SELECT count(*)::int FROM audit_pending WHERE request_id = $1) AS staged`,
       [res.headers['x-request-id']],
     );
-    expect({ what, staged: rows[0].staged }).toEqual({ what, staged: 0 });
+    expect({ what, ...rows[0] }).toEqual({ what, chained: 1, staged: 0 });
   }
 
   async function adminList(query: Record<string, string>): Promise<{ data: AuditEntry[]; next_cursor: string | null }> {
@@ -182,6 +183,40 @@ describe('audit trail', () => {
     expect(await auditActions(t.db, account.id)).toContain('audit.read');
     const theirs = await t.http.get(PUBLIC_EVENTS).set('authorization', `Bearer ${other.secret}`);
     expect((theirs.body.data as AuditEntry[]).some((e) => e.account_id === account.id)).toBe(false);
+  });
+
+  it('answers operator keys, legal holds and bulk redeliveries once their entries are in the chain', async () => {
+    const account = await createAccount(t);
+    const v = await createVerification(t, account.id);
+    await transition(t, v.id, { status: 'processing' });
+    await answeredChained(
+      'operator key',
+      t.http
+        .post('/api/v1/admin/operator-keys')
+        .set('authorization', admin())
+        .send({ name: 'chained', role: 'viewer' })
+        .expect(201),
+    );
+    await answeredChained(
+      'legal hold',
+      t.http
+        .put(`/api/v1/admin/verifications/${v.id}/legal-hold`)
+        .set('authorization', admin())
+        .send({ reason: 'AML record keeping' })
+        .expect(200),
+    );
+    await t.db.query(
+      `UPDATE webhook_events SET delivery_status = 'failed', next_attempt_at = NULL WHERE verification_id = $1`,
+      [v.id],
+    );
+    await answeredChained(
+      'bulk redelivery',
+      t.http
+        .post('/api/v1/public/kyc/webhook-events/redeliver')
+        .set('authorization', `Bearer ${account.secret}`)
+        .send({ delivery_status: 'failed' })
+        .expect(202),
+    );
   });
 
   it('concurrent audited writes: each is answered after its entry is in the chain, and the chain stays gapless', async () => {

@@ -1,4 +1,3 @@
-import { AnswersAfterAuditChain } from 'src/audit/audit-chainer';
 import { Controller, Get, Query, Res, UseGuards } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
@@ -22,7 +21,6 @@ const FORBIDDEN = new ApiError('forbidden', "The credential's roles lack the per
 @RequiresCredential('admin')
 @RequiresPermission('audit:read')
 @UseGuards(UndeclaredInputGuard)
-@AnswersAfterAuditChain()
 @Controller('api/v1/admin/audit-events')
 export class AdminAuditEventsController {
   constructor(private readonly audit: AuditEventsService) {}

@@ -1,4 +1,3 @@
-import { AnswersAfterAuditChain } from 'src/audit/audit-chainer';
 import { Controller, Get, Query, UseGuards } from '@nestjs/common';
 import { ApiExtraModels, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import {
@@ -20,7 +19,6 @@ import { UndeclaredInputGuard } from 'src/http/undeclared-input.guard';
 @ApiExtraModels(AuditActorDto, HiddenOperatorDto)
 @RequiresCredential('client')
 @UseGuards(UndeclaredInputGuard)
-@AnswersAfterAuditChain()
 @Controller('api/v1/public/kyc/audit-events')
 export class PublicAuditEventsController {
   constructor(private readonly audit: AuditEventsService) {}

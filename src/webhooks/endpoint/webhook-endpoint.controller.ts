@@ -12,7 +12,6 @@ import { WebhookEndpointService } from 'src/webhooks/endpoint/webhook-endpoint.s
 @ApiTags('public')
 @RequiresCredential('client')
 @UseGuards(UndeclaredInputGuard)
-@AnswersAfterAuditChain()
 @Controller('api/v1/public/kyc/webhook-endpoint')
 export class WebhookEndpointController {
   constructor(private readonly endpoints: WebhookEndpointService) {}
@@ -25,6 +24,7 @@ export class WebhookEndpointController {
   }
 
   @Patch()
+  @AnswersAfterAuditChain()
   @ApiOperation({
     summary: 'Change the url, or enable/disable the endpoint; enabling sends the held events, oldest first',
   })

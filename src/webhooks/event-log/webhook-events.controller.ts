@@ -45,7 +45,6 @@ const STREAM_DESCRIPTION =
 @ApiExtraModels(StatusChangedPayloadDto, RedactedPayloadDto)
 @RequiresCredential('client')
 @UseGuards(UndeclaredInputGuard)
-@AnswersAfterAuditChain()
 @Controller('api/v1/public/kyc/webhook-events')
 export class WebhookEventsController {
   constructor(
@@ -68,6 +67,7 @@ export class WebhookEventsController {
   }
 
   @Post('redeliver')
+  @AnswersAfterAuditChain()
   @HttpCode(202)
   @ApiOperation({ summary: 'Bulk replay of matching events (at most 10,000 per call), each keeping its webhook-id' })
   @ApiResponse({ status: 202, type: RedeliveryResponseDto })
@@ -84,6 +84,7 @@ export class WebhookEventsController {
   }
 
   @Post('test')
+  @AnswersAfterAuditChain()
   @HttpCode(202)
   @ApiOperation({ summary: 'Send a test event with a made-up verification in the given status' })
   @ApiResponse({ status: 202, type: WebhookEventResponseDto })
@@ -142,6 +143,7 @@ export class WebhookEventsController {
   }
 
   @Post(':id/redeliver')
+  @AnswersAfterAuditChain()
   @HttpCode(202)
   @ApiOperation({ summary: 'Redeliver one event: a fresh delivery cycle with the same webhook-id and body' })
   @ApiResponse({ status: 202, type: WebhookEventResponseDto })
