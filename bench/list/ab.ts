@@ -31,7 +31,11 @@ runBench('bench:list:ab', parseOptions, async (options, lab) => {
     { name: 'A', pid: a.child.pid, run: autocannonLoad(a.url, requests, options.connections) },
     { name: 'B', pid: b.child.pid, run: autocannonLoad(b.url, requests, options.connections) },
   ] as const;
-  const { perSlice } = await interleave(targets, { warmup: 2, slices: options.pairs, sliceSeconds: options.seconds });
+  const { measured, perSlice } = await interleave(targets, {
+    warmup: 2,
+    slices: options.pairs,
+    sliceSeconds: options.seconds,
+  });
   // A slice of interleave is one pair: each build once, who goes first alternating.
   const header = 'pair,A req/s,B req/s,B/A req/s,A CPU ms/req,B CPU ms/req,B/A CPU,A PG ms/req,B PG ms/req'.split(',');
   const row = ({ A, B }: (typeof perSlice)[number], i: number): string[] => [
@@ -48,4 +52,8 @@ runBench('bench:list:ab', parseOptions, async (options, lab) => {
       `median B/A CPU per request ${fmt(median(cpu), 3)} (B cheaper in ${below(cpu)}); ` +
       `median B/A PostgreSQL CPU per request ${fmt(median(pg), 3)} (B cheaper in ${below(pg)})`,
   );
+  // Errors answer fast: a run where the list was not served (bench:list's database not seeded) must not pass for one.
+  const [failedA, failedB] = [measured.A.failures, measured.B.failures];
+  if (failedA + failedB > 0)
+    throw new Error(`${failedA} answers of A and ${failedB} of B were not 2xx: these figures are not the list's`);
 });
