@@ -1,7 +1,7 @@
-import { AnswersAfterAuditChain } from 'src/audit/audit-chainer';
 import { Body, Controller, Get, HttpCode, Param, Patch, Post, UseGuards } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { toAccountResponse } from 'src/accounts/account.mapper';
+import { AnswersAfterAuditChain } from 'src/audit/audit-chainer';
 import { ApiError } from 'src/common/api-error';
 import { ApiErrors } from 'src/common/api-error-responses';
 import { UpdateWebhookEndpointDto, WebhookEndpointResponseDto } from 'src/webhooks/endpoint/webhook-endpoint.dto';

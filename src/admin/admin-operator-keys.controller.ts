@@ -1,6 +1,6 @@
-import { AnswersAfterAuditChain } from 'src/audit/audit-chainer';
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, UseGuards } from '@nestjs/common';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { AnswersAfterAuditChain } from 'src/audit/audit-chainer';
 import { RequiresPermission } from 'src/auth/permissions';
 import { ApiError } from 'src/common/api-error';
 import { ApiErrors } from 'src/common/api-error-responses';

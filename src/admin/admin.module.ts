@@ -1,4 +1,3 @@
-import { AuditModule } from 'src/audit/audit.module';
 import { Module } from '@nestjs/common';
 import { AccountsModule } from 'src/accounts/accounts.module';
 import { AdminAccountsController } from 'src/admin/admin-accounts.controller';
@@ -6,6 +5,7 @@ import { AdminAuditEventsController } from 'src/admin/admin-audit-events.control
 import { AdminLegalHoldsController } from 'src/admin/admin-legal-holds.controller';
 import { AdminOperatorKeysController } from 'src/admin/admin-operator-keys.controller';
 import { AuditApiModule } from 'src/audit/audit-api.module';
+import { AuditModule } from 'src/audit/audit.module';
 import { OperatorsModule } from 'src/operators/operators.module';
 import { VerificationRedactionModule } from 'src/verifications/verification-redaction.module';
 import { WebhooksModule } from 'src/webhooks/webhooks.module';

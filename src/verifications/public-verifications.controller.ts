@@ -1,6 +1,6 @@
-import { AnswersAfterAuditChain } from 'src/audit/audit-chainer';
 import { Controller, Get, Header, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { AnswersAfterAuditChain } from 'src/audit/audit-chainer';
 import { ApiError } from 'src/common/api-error';
 import { ApiErrors } from 'src/common/api-error-responses';
 import { CurrentAccountId, RequiresCredential } from 'src/http/credentials';

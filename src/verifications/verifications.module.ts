@@ -1,7 +1,7 @@
-import { AuditModule } from 'src/audit/audit.module';
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AccountsModule } from 'src/accounts/accounts.module';
+import { AuditModule } from 'src/audit/audit.module';
 import { cursorCodecProvider } from 'src/common/cursor.provider';
 import { DatabaseModule } from 'src/database/database.module';
 import { VerificationRedactionModule } from 'src/verifications/verification-redaction.module';

@@ -1,4 +1,3 @@
-import { AnswersAfterAuditChain } from 'src/audit/audit-chainer';
 import { Body, Controller, Get, Headers, HttpCode, Param, Post, Query, Res, UseGuards } from '@nestjs/common';
 import {
   ApiExcludeEndpoint,
@@ -11,6 +10,7 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import type { Response } from 'express';
+import { AnswersAfterAuditChain } from 'src/audit/audit-chainer';
 import { ApiError } from 'src/common/api-error';
 import { ApiErrors, ApiLimitedBy } from 'src/common/api-error-responses';
 import { CurrentAccountId, RequiresCredential } from 'src/http/credentials';
