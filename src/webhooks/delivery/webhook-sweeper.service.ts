@@ -2,6 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { NIL as BELOW_EVERY_ACCOUNT } from 'uuid';
+import { advanceEach } from 'src/webhooks/delivery/advance-each';
 import { EndpointLifecycle } from 'src/webhooks/endpoint/endpoint-lifecycle.service';
 import { DeliveryQueue } from 'src/webhooks/queue/delivery-queue.service';
 import { WebhookEventRepository } from 'src/webhooks/tables/webhook-event.repository';
@@ -89,7 +90,8 @@ export class WebhookSweeper {
       accounts.push(...first.filter((accountId) => accountId <= after));
     }
     this.waitingAfter = accounts.length === BATCH ? accounts[BATCH - 1] : undefined;
-    for (const accountId of accounts) await this.endpoints.advance(accountId);
+    const { failed, lastError } = await advanceEach(accounts, (accountId) => this.endpoints.advance(accountId));
+    if (failed > 0) this.logger.warn(`could not move on the waiting events of ${failed} account(s): ${lastError}`);
   }
 
   private async relay(): Promise<number> {
