@@ -4,9 +4,10 @@ import type { Job, Queue } from 'bull';
 import type { AppConfig } from 'src/config/app-config';
 import { APP_CONFIG } from 'src/config/config.module';
 import { redisErrorMessage } from 'src/redis/redis-errors';
+import { LoopGovernor } from 'src/webhooks/delivery/loop-governor';
 import { WebhookDeliveryProcessor } from 'src/webhooks/delivery/webhook-delivery.processor';
 import { WebhookHttpClient } from 'src/webhooks/delivery/webhook-http.client';
-import { type DeliveryJobData, WAITING } from 'src/webhooks/queue/delivery-job';
+import { type DeliveryJobData, WAITING, laneOf } from 'src/webhooks/queue/delivery-job';
 import { DELIVERY_QUEUE } from 'src/webhooks/queue/webhook-queue.constants';
 import { closeDeliveryQueue } from 'src/webhooks/queue/webhook-queue.factory';
 
@@ -33,6 +34,8 @@ export class WebhookWorker implements OnApplicationBootstrap, BeforeApplicationS
   /** Set when the worker stopped taking jobs: in-flight deliveries have until then + WEBHOOK_TIMEOUT_MS. */
   private stoppedAt?: number;
   private pausing?: Promise<void>;
+  /** Maintenance deliveries wait for the event loop to be free of other work (loop-governor.ts). */
+  private readonly governor: LoopGovernor;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -40,7 +43,9 @@ export class WebhookWorker implements OnApplicationBootstrap, BeforeApplicationS
     private readonly processor: WebhookDeliveryProcessor,
     private readonly sweeper: WebhookSweeper,
     private readonly http: WebhookHttpClient,
-  ) {}
+  ) {
+    this.governor = new LoopGovernor(config.webhookConcurrency);
+  }
 
   onApplicationBootstrap(): void {
     this.timer = setInterval(() => this.sweep(), this.config.sweepIntervalMs);
@@ -60,6 +65,7 @@ export class WebhookWorker implements OnApplicationBootstrap, BeforeApplicationS
   private async deliver(job: Job<DeliveryJobData>): ReturnType<WebhookDeliveryProcessor['process']> {
     this.inFlight += 1;
     try {
+      if (laneOf(job.opts) === 'maintenance') return await this.governor.run(() => this.processor.process(job));
       return await this.processor.process(job);
     } finally {
       this.inFlight -= 1;
