@@ -180,6 +180,7 @@ runBench('bench:year', parseOptions, async (o, lab) => {
       const options = {
         rate: o.rate,
         slice: o.slice,
+        warmup: o.warmup,
         maxSeconds: o['pass-seconds'],
         budget: o.budget,
         during: o.during,
