@@ -31,6 +31,8 @@ function parseOptions(argv: string[]) {
   const flags = {
     reuse: { type: 'boolean' },
     'keep-database': { type: 'boolean' },
+    'pass-in-api': { type: 'boolean' },
+    'pass-main': { type: 'string' },
     skip: { type: 'string', multiple: true },
   } as const;
   const values = parseFlags(argv, flags, { ...data, ...routes, ...changes, ...passes });
@@ -184,6 +186,8 @@ runBench('bench:year', parseOptions, async (o, lab) => {
         maxSeconds: o['pass-seconds'],
         budget: o.budget,
         during: o.during,
+        inApi: o['pass-in-api'] ?? false,
+        main: o['pass-main'],
       };
       const f = await retentionPass(lab, big, name, options);
       failures += f.list.pass.failures + f.list.none.failures;

@@ -1,4 +1,4 @@
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { pacedChanges, pacedLoad } from '../harness/loads';
 import { Lab, startService } from '../harness/processes';
 import { fmt, log } from '../harness/report';
@@ -45,16 +45,27 @@ type Changed = { type: string; data?: { verification?: { id: string; version: nu
 export async function retentionPass(lab: Lab, side: Side, name: PassName, o: PassOptions): Promise<PassFigures> {
   const count = async (): Promise<number> => (await side.db.query<{ n: number }>(PASSES[name].due)).rows[0]?.n ?? 0;
   const due = await count();
-  const env = { ...side.env, ...PASSES[name].env, APP_ROLE: 'worker', LOG_LEVEL: 'info' };
+  // --pass-in-api: the pass runs in a process that also serves the API (APP_ROLE=all), and the list is asked of it.
+  const env = { ...side.env, ...PASSES[name].env, APP_ROLE: o.inApi ? 'all' : 'worker', LOG_LEVEL: 'info' };
   const retention = { RETENTION_INTERVAL_MS: '100', RETENTION_BUDGET_PERCENT: String(o.budget), PASS_GATE_JOBS: 'off' };
+  // --pass-main: another build runs the pass; the gate patches that build's modules.
+  const build: { main?: string; env: Record<string, string> } = o.main
+    ? { main: o.main, env: { NODE_PATH: join(dirname(o.main), '..') } }
+    : { env: {} };
   const gateModule = join(__dirname, '..', 'retention', 'pass-gate.js');
+  // In an API process, the pass's process is the only one delivering, as in one APP_ROLE=all deployment.
+  if (o.inApi) await side.worker.stop();
   const worker = await lab.start(
-    startService(`${side.name} ${name}`, { ...env, ...retention }, { nodeArgs: ['--require', gateModule], ipc: true }),
+    startService(
+      `${side.name} ${name}`,
+      { ...env, ...retention, ...build.env },
+      { nodeArgs: ['--require', gateModule], ipc: true, main: build.main },
+    ),
   );
   const gate = gateOf(worker);
   await gate.pause();
   const other = { path: '/api/v1/public/kyc/verifications?limit=20', secret: benchSecret(MEDIUM.first) };
-  const list = pacedLoad(side.api.url, [other], o.rate);
+  const list = pacedLoad(o.inApi ? worker.url : side.api.url, [other], o.rate);
   const tallies = { pass: new Tally(), none: new Tally() };
   const fresh = { pass: [] as number[], none: [] as number[] };
   const ended = (): boolean => /retention: redacted \d+ verification/.test(worker.output.join(''));
@@ -92,6 +103,7 @@ export async function retentionPass(lab: Lab, side: Side, name: PassName, o: Pas
   const finished = ended();
   gate.resume();
   await worker.stop();
+  if (o.inApi) side.worker = await lab.start(startService(`${side.name} worker`, { ...side.env, APP_ROLE: 'worker' }));
   return {
     due,
     done: due - (await count()),
@@ -109,5 +121,7 @@ export type PassOptions = {
   maxSeconds: number;
   budget: number;
   during: number;
+  inApi: boolean;
+  main?: string;
 };
 export const p99 = (values: number[]): number => percentile(values, 0.99);

@@ -18,6 +18,8 @@ export interface Side {
   databaseUrl: string;
   db: Client;
   api: BenchProcess;
+  /** Its delivery worker (stopped while a pass runs in an API process: that process is then the only one delivering). */
+  worker: BenchProcess;
   client: ApiClient;
   receiver: BenchReceiver;
   /** The service's environment on this database (for the retention workers the passes start). */
@@ -84,7 +86,7 @@ export async function openSide(
   const receiver = await BenchReceiver.open(lab);
   const env = serviceEnv(databaseUrl, prefix, { WEBHOOK_EVENT_RETENTION_DAYS: '0' });
   const api = await lab.start(startService(`${name} api`, { ...env, APP_ROLE: 'api' }));
-  await lab.start(startService(`${name} worker`, { ...env, APP_ROLE: 'worker' }));
+  const worker = await lab.start(startService(`${name} worker`, { ...env, APP_ROLE: 'worker' }));
   const client = apiClient(api.url, 256);
   lab.defer(() => client.close());
   for (const account of HOOKED) {
@@ -101,7 +103,7 @@ export async function openSide(
   );
   const moving = rows.map((row) => ({ ...row, secret: benchSecret(row.account) }));
   if (moving.length === 0) throw new Error(`${name}: no verification of a hooked account is still moving`);
-  return { name, databaseUrl, db, api, client, receiver, env, hooked: HOOKED, moving };
+  return { name, databaseUrl, db, api, worker, client, receiver, env, hooked: HOOKED, moving };
 }
 
 export type Flags = { reuse?: boolean; 'keep-database'?: boolean };
