@@ -6,12 +6,14 @@ export async function advanceEach(
   accountIds: string[],
   advance: (accountId: string) => Promise<void>,
 ): Promise<{ failed: number; lastError?: string }> {
-  let [failed, lastError] = [0, undefined as string | undefined];
+  let failed = 0;
+  let lastError: string | undefined;
   for (const accountId of accountIds) {
     try {
       await advance(accountId);
     } catch (error) {
-      [failed, lastError] = [failed + 1, error instanceof Error ? error.message : String(error)];
+      failed += 1;
+      lastError = error instanceof Error ? error.message : String(error);
     }
   }
   return { failed, lastError };

@@ -1,16 +1,15 @@
 /**
  * Maintenance deliveries (a retention pass's webhooks, bulk replays, a backlog the relay drains) give
- * way to everything else the process does. A process that also serves the API (APP_ROLE=all) would
- * otherwise run a burst of them back to back, and every request waiting on its event loop would wait
- * behind the burst: measured on a year of data, another client's list p99 went from 8.5 ms to 160 ms
- * while a PII pass ran, 18 x (docs/performance.md).
+ * way to everything else the process does: in a process that also serves the API (APP_ROLE=all), a
+ * burst of them run back to back made every request on its event loop wait (docs/performance.md).
  *
  * So maintenance deliveries in flight are capped, and the cap follows the event loop's lag, as a
  * congestion window does: a tick (every TICK_MS) late by more than BUSY_LAG_MS means the loop had that
  * much work queued, and the cap halves; each tick on time while the cap is in use raises it by one, up
  * to WEBHOOK_CONCURRENCY. A delivery held MAX_HOLD_MS starts anyway: maintenance goes on however busy
- * the process, and a job holds its worker slot no longer. Fresh deliveries never wait here. With
- * nothing else to do, the loop keeps up and maintenance runs at the rate deliveries run.
+ * the process, and a job holds its worker slot no longer. Fresh deliveries never wait here, though a
+ * held maintenance job keeps its Bull slot meanwhile. With nothing else to do, the loop keeps up and
+ * maintenance runs at the rate deliveries run.
  *
  * Written by hand: this is a few lines over the process's own timer, and no library paces one kind
  * of work by the event loop's lag.
