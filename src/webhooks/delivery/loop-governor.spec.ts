@@ -6,6 +6,7 @@ import {
   MAX_HOLD_MS,
   TICK_MS,
 } from 'src/webhooks/delivery/loop-governor';
+import { FRESH_PRIORITY } from 'src/webhooks/queue/delivery-job';
 
 /** A clock whose ticks the test fires, each `late` ms after it was due. */
 class FakeClock implements GovernorClock {
@@ -135,5 +136,51 @@ describe('LoopGovernor', () => {
     const governor = new LoopGovernor(50, clock);
     await expect(governor.run(() => Promise.reject(new Error('endpoint down')))).rejects.toThrow('endpoint down');
     expect(governor.state.running).toBe(0);
+  });
+
+  it("lets a fresh job's delivery start at once, and holds a maintenance job's with the rest", async () => {
+    const clock = new FakeClock();
+    const governor = new LoopGovernor(50, clock);
+    const maintenance = Array.from({ length: FIRST_CAP + 1 }, () => delivery());
+    maintenance.forEach((d) => void governor.deliver({}, d.work));
+    const fresh = delivery();
+    void governor.deliver({ priority: FRESH_PRIORITY }, fresh.work);
+    await flush();
+    expect(maintenance.map((d) => d.started)).toEqual([true, true, false]);
+    expect(fresh.started).toBe(true);
+    // A fresh delivery is not the governor's: it neither counts against the cap nor waits for it.
+    expect(governor.state).toEqual({ cap: FIRST_CAP, running: FIRST_CAP, waiting: 1 });
+  });
+
+  it('counts a delivery as running from the tick that lets it start, so none passes the cap meanwhile', async () => {
+    const clock = new FakeClock();
+    const governor = new LoopGovernor(50, clock);
+    const all = Array.from({ length: FIRST_CAP + 1 }, () => delivery());
+    all.forEach((d) => void governor.run(d.work));
+    await flush();
+    all[0].end();
+    await flush();
+    // The tick lets the held one start; a delivery asked for before it resumes must not start too.
+    const ticked = clock.tick();
+    const next = delivery();
+    void governor.run(next.work);
+    await ticked;
+    expect(all[FIRST_CAP].started).toBe(true);
+    expect(next.started).toBe(false);
+    expect(governor.state).toEqual({ cap: FIRST_CAP, running: FIRST_CAP, waiting: 1 });
+  });
+
+  it('starts every held delivery, and every later one, once the worker stops', async () => {
+    const clock = new FakeClock();
+    const governor = new LoopGovernor(50, clock);
+    const all = Array.from({ length: FIRST_CAP + 3 }, () => delivery());
+    all.forEach((d) => void governor.run(d.work));
+    await flush();
+    governor.releaseAll();
+    const later = delivery();
+    void governor.run(later.work);
+    await flush();
+    expect([...all, later].every((d) => d.started)).toBe(true);
+    expect(governor.state).toEqual({ cap: FIRST_CAP, running: FIRST_CAP + 4, waiting: 0 });
   });
 });

@@ -1,3 +1,5 @@
+import { laneOf } from 'src/webhooks/queue/delivery-job';
+
 /**
  * Maintenance deliveries (a retention pass's webhooks, bulk replays, a backlog the relay drains) give
  * way to everything else the process does: in a process that also serves the API (APP_ROLE=all), a
@@ -7,7 +9,8 @@
  * congestion window does: a tick (every TICK_MS) late by more than BUSY_LAG_MS means the loop had that
  * much work queued, and the cap halves; each tick on time while the cap is in use raises it by one, up
  * to WEBHOOK_CONCURRENCY. A delivery held MAX_HOLD_MS starts anyway: maintenance goes on however busy
- * the process, and a job holds its worker slot no longer. Fresh deliveries never wait here, though a
+ * the process, and a job holds its worker slot no longer; when the worker stops, every held one starts,
+ * so it ends within the stop's bound as the others do. Fresh deliveries never wait here, though a
  * held maintenance job keeps its Bull slot meanwhile. With nothing else to do, the loop keeps up and
  * maintenance runs at the rate deliveries run.
  *
@@ -41,23 +44,38 @@ export class LoopGovernor {
   private lastTick = 0;
   private cap = FIRST_CAP;
   private running = 0;
+  private released = false;
 
   constructor(
     private readonly maxCap: number,
     private readonly clock: GovernorClock = realClock,
   ) {}
 
-  /** Runs `delivery` once the governor lets it start. */
+  /** Runs a delivery job's work: a maintenance job's once the governor lets it start, any other at once. */
+  deliver<T>(opts: { priority?: number } | undefined, work: () => Promise<T>): Promise<T> {
+    return laneOf(opts) === 'maintenance' ? this.run(work) : work();
+  }
+
+  /** Runs `delivery` once the governor lets it start (counted as running from the tick that lets it). */
   async run<T>(delivery: () => Promise<T>): Promise<T> {
-    if (this.running >= this.cap || this.held.length > 0)
+    if (!this.released && (this.running >= this.cap || this.held.length > 0))
       await new Promise<void>((start) => this.held.push({ start, since: this.clock.now() }));
-    this.running += 1;
+    else this.running += 1;
     this.ensureTicking();
     try {
       return await delivery();
     } finally {
       this.running -= 1;
     }
+  }
+
+  /**
+   * The worker stops: the held deliveries start now, and later ones at once, so that all of them end
+   * within the stop's bound (WEBHOOK_TIMEOUT_MS) rather than up to MAX_HOLD_MS after it.
+   */
+  releaseAll(): void {
+    this.released = true;
+    while (this.held.length > 0) this.start();
   }
 
   /** The current cap on maintenance deliveries in flight, and how many wait for it. */
@@ -79,11 +97,19 @@ export class LoopGovernor {
     else if (this.running >= this.cap) this.cap = Math.min(this.maxCap, this.cap + 1);
     for (let free = this.cap - this.running; this.held.length > 0; free -= 1) {
       if (free <= 0 && now - this.held[0].since < MAX_HOLD_MS) break;
-      this.held.shift()?.start();
+      this.start();
     }
     if (this.held.length === 0 && this.running === 0) {
       this.stopTicking?.();
       this.stopTicking = undefined;
     }
+  }
+
+  /** Lets the longest-held delivery start. */
+  private start(): void {
+    const next = this.held.shift();
+    if (!next) return;
+    this.running += 1;
+    next.start();
   }
 }

@@ -7,7 +7,7 @@ import { redisErrorMessage } from 'src/redis/redis-errors';
 import { LoopGovernor } from 'src/webhooks/delivery/loop-governor';
 import { WebhookDeliveryProcessor } from 'src/webhooks/delivery/webhook-delivery.processor';
 import { WebhookHttpClient } from 'src/webhooks/delivery/webhook-http.client';
-import { type DeliveryJobData, WAITING, laneOf } from 'src/webhooks/queue/delivery-job';
+import { type DeliveryJobData, WAITING } from 'src/webhooks/queue/delivery-job';
 import { DELIVERY_QUEUE } from 'src/webhooks/queue/webhook-queue.constants';
 import { closeDeliveryQueue } from 'src/webhooks/queue/webhook-queue.factory';
 
@@ -65,8 +65,7 @@ export class WebhookWorker implements OnApplicationBootstrap, BeforeApplicationS
   private async deliver(job: Job<DeliveryJobData>): ReturnType<WebhookDeliveryProcessor['process']> {
     this.inFlight += 1;
     try {
-      if (laneOf(job.opts) === 'maintenance') return await this.governor.run(() => this.processor.process(job));
-      return await this.processor.process(job);
+      return await this.governor.deliver(job.opts, () => this.processor.process(job));
     } finally {
       this.inFlight -= 1;
     }
@@ -80,6 +79,7 @@ export class WebhookWorker implements OnApplicationBootstrap, BeforeApplicationS
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
     this.sweeper.stop();
+    this.governor.releaseAll();
     if (this.stoppedAt === undefined) {
       this.stoppedAt = Date.now();
       // A local pause that does not wait for active jobs; with Redis gone it may never settle.
