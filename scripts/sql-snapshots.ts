@@ -97,7 +97,7 @@ export async function composeAll(): Promise<Map<string, string>> {
       const { source, manager } = recordingSource(query);
       const events = new WebhookEventRepository(source, { query } as unknown as PgPool);
       await events.overdue(manager, 3, 500);
-      await events.promoteWaiting(manager, ACCOUNT, 10);
+      await events.promoteWaiting(manager, [ACCOUNT], 10);
       await events.deleteFinishedOlderThan(90, 1_000);
       await events.countFinishedOlderThan(90);
       await new VerificationRepository(source).countExpired(365);

@@ -118,3 +118,64 @@ describe("a retention pass's webhooks", () => {
     );
   }, 150_000);
 });
+
+/**
+ * The pass lets each batch's webhooks through as the batch commits, paced as the batch is, instead of
+ * leaving them all to the next sweep: a sweep interval's worth of them at once was a burst that other
+ * clients' requests waited behind (docs/performance.md). With no sweep in the test's time, they still
+ * go out.
+ */
+describe("a retention pass's webhooks, with no sweep to let them through", () => {
+  let database: { url: string; drop(): Promise<void> };
+  let t: TestApp;
+  let receiver: WebhookReceiver;
+
+  beforeAll(async () => {
+    database = await ownDatabase('retention_hooks_unswept');
+    receiver = await WebhookReceiver.start('/unswept');
+    t = await startApp({
+      DATABASE_URL: database.url,
+      QUEUE_PREFIX: `${PREFIX}_unswept`,
+      PII_RETENTION_DAYS: '30',
+      RETENTION_INTERVAL_MS: '200',
+      RETENTION_BUDGET_PERCENT: '100',
+      WEBHOOK_MAX_IN_FLIGHT_PER_ACCOUNT: '5',
+      OUTBOX_SWEEP_INTERVAL_MS: '3600000',
+      LOG_LEVEL: 'warn',
+    });
+  });
+
+  afterAll(async () => {
+    await t?.kill();
+    await receiver?.close();
+    await database?.drop();
+  });
+
+  it('delivers every account’s redaction webhooks as the batches commit', async () => {
+    const accounts = await Promise.all(
+      Array.from({ length: 3 }, () => createAccount(t, { webhook_url: receiver.url })),
+    );
+    for (const account of accounts) {
+      await t.db.query(
+        `INSERT INTO verifications (id, account_id, external_user_id, status, version, created_at, updated_at,
+                                    submitted_at, decided_at, applicant, rejection_reasons)
+         SELECT gen_random_uuid(), $1, 'aged-' || n, 'approved', 3, now() - interval '60 days',
+                now() - interval '40 days', now() - interval '41 days', now() - interval '40 days',
+                jsonb_build_object('first_name', 'Aged'), '{}'
+           FROM generate_series(1, 30) AS n`,
+        [account.id],
+      );
+    }
+    const delivered = async (): Promise<number> =>
+      (
+        await t.db.query<{ n: number }>(
+          `SELECT count(*)::int AS n FROM webhook_events
+            WHERE type = 'verification.redacted' AND delivery_status = 'delivered' AND account_id = ANY ($1::uuid[])`,
+          [accounts.map((account) => account.id)],
+        )
+      ).rows[0].n;
+    await waitFor(delivered, (n) => n === 90, "every redaction webhook, within the sweep's hour", 30_000);
+    const received = receiver.requests.map((request) => JSON.parse(request.body) as { type: string });
+    expect(received.filter((body) => body.type === 'verification.redacted')).toHaveLength(90);
+  }, 60_000);
+});

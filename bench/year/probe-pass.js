@@ -8,7 +8,7 @@
  * the slowest list answer and the webhooks received, and statements over 50 ms.
  *
  *   npx nest build && npx tsc -p bench/tsconfig.json
- *   [ALLINONE=1] node bench/year/probe-pass.js <RETENTION_BUDGET_PERCENT> <seconds>
+ *   [ALLINONE=1] [PROBE_MAIN=<another build>/dist/src/main.js] node bench/year/probe-pass.js <RETENTION_BUDGET_PERCENT> <seconds>
  */
 const { spawn } = require('child_process');
 const { join } = require('path');
@@ -22,7 +22,7 @@ const t0 = Date.now(); const ts = () => ((Date.now() - t0) / 1000).toFixed(2);
 const procs = [];
 function start(name, port, extra) {
   const e = { ...process.env, ...env.serviceEnv(DB, 'kyc_diag', { WEBHOOK_EVENT_RETENTION_DAYS: '0' }), PORT: String(port), ...extra };
-  const p = spawn(process.execPath, [join(__dirname, '..', '..', 'dist', 'src', 'main.js')], { env: e });
+  const p = spawn(process.execPath, [process.env.PROBE_MAIN || join(__dirname, '..', '..', 'dist', 'src', 'main.js')], { env: e });
   p.stdout.on('data', (d) => process.stdout.write(`[${ts()} ${name}] ${d}`));
   p.stderr.on('data', (d) => process.stdout.write(`[${ts()} ${name} ERR] ${d}`));
   procs.push(p); return p;

@@ -87,12 +87,13 @@ export class VerificationRedactor {
   /**
    * Redacts up to `limit` verifications whose age (`decided_at`, else `updated_at`) is past `days`,
    * oldest first, skipping rows another transaction holds: many workers share the work and never
-   * redact one verification twice. Returns how many it redacted. Their events take no queue job
-   * here: they wait their turn (`waitsItsTurn`), and the worker lets each account's through as its
-   * window has room, so a pass never floods the queue. The dead ones of accounts without a webhook
-   * URL are the exception: each is a failed job at once, as every such event is (the Failed tab).
+   * redact one verification twice. Returns how many it redacted, and the accounts whose new events
+   * wait their turn (`waitsItsTurn`): they take no queue job here, the caller lets each account's
+   * through as its window has room (EndpointLifecycle.advance), so a pass never floods the queue.
+   * The dead ones of accounts without a webhook URL are the exception: each is a failed job at once,
+   * as every such event is (the Failed tab).
    */
-  async redactExpired(days: number, limit: number): Promise<number> {
+  async redactExpired(days: number, limit: number): Promise<{ count: number; waiting: string[] }> {
     const { count, jobs } = await this.inTransaction(async (manager) => {
       const rows = await this.verifications.lockExpired<WithUrl>(manager, days, limit, WITH_WEBHOOK_URL, activeHoldSql);
       const { redacted, jobs } = await this.erase(manager, rows, 'retention');
@@ -103,8 +104,9 @@ export class VerificationRedactor {
       jobs.filter((job) => !job.webhookUrl),
       'maintenance',
     );
-    this.deliveryQueue.announceWaiting(jobs.filter((job) => job.webhookUrl));
-    return count;
+    const waiting = jobs.filter((job) => job.webhookUrl);
+    this.deliveryQueue.announceWaiting(waiting);
+    return { count, waiting: [...new Set(waiting.map((job) => job.accountId))] };
   }
 
   /**

@@ -172,8 +172,16 @@ export class EndpointLifecycle {
    * still has some (a worker died between the two).
    */
   async advance(accountId: string): Promise<void> {
+    await this.advanceAll([accountId]);
+  }
+
+  /** `advance` for many accounts in one transaction: a retention batch's, as it commits. */
+  async advanceAll(accountIds: string[]): Promise<void> {
+    if (accountIds.length === 0) return;
     const window = maintenanceSlots(this.config.webhookMaxInFlightPerAccount);
-    const jobs = await this.dataSource.transaction((manager) => this.events.promoteWaiting(manager, accountId, window));
+    const jobs = await this.dataSource.transaction((manager) =>
+      this.events.promoteWaiting(manager, accountIds, window),
+    );
     this.deliveryQueue.requeue(jobs);
   }
 }
