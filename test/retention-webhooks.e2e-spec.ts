@@ -12,6 +12,19 @@ const BARE = 20;
 /** Four fifths of WEBHOOK_MAX_IN_FLIGHT_PER_ACCOUNT=5: what maintenance traffic may take of an account's slots. */
 const SHARE = 4;
 
+/** `n` verifications of the account decided 40 days ago: past PII_RETENTION_DAYS=30. */
+async function insertAged(t: TestApp, accountId: string, n: number): Promise<void> {
+  await t.db.query(
+    `INSERT INTO verifications (id, account_id, external_user_id, status, version, created_at, updated_at,
+                                submitted_at, decided_at, applicant, rejection_reasons)
+     SELECT gen_random_uuid(), $1, 'aged-' || n, 'approved', 3, now() - interval '60 days',
+            now() - interval '40 days', now() - interval '41 days', now() - interval '40 days' - n * interval '1 second',
+            jsonb_build_object('first_name', 'Aged', 'last_name', 'Row' || n), '{}'
+       FROM generate_series(1, $2::int) AS n`,
+    [accountId, n],
+  );
+}
+
 /**
  * A first retention pass redacts by the thousand. Its `verification.redacted` events wait their turn
  * in the database, as a release's do: each account's go out through its share of the window, with
@@ -49,18 +62,6 @@ describe("a retention pass's webhooks", () => {
     redis.disconnect();
   });
 
-  const insertAged = async (accountId: string, n: number): Promise<void> => {
-    await t.db.query(
-      `INSERT INTO verifications (id, account_id, external_user_id, status, version, created_at, updated_at,
-                                  submitted_at, decided_at, applicant, rejection_reasons)
-       SELECT gen_random_uuid(), $1, 'aged-' || n, 'approved', 3, now() - interval '60 days',
-              now() - interval '40 days', now() - interval '41 days', now() - interval '40 days' - n * interval '1 second',
-              jsonb_build_object('first_name', 'Aged', 'last_name', 'Row' || n), '{}'
-         FROM generate_series(1, $2::int) AS n`,
-      [accountId, n],
-    );
-  };
-
   const redactedEvents = async (accountId: string) =>
     (
       await t.db.query<{ id: string; status: string; due: boolean; error: string | null }>(
@@ -79,8 +80,8 @@ describe("a retention pass's webhooks", () => {
   it("queues only the account's share of its window, then the rest as its deliveries end; a failed job for each of an account without a URL", async () => {
     const hooked = await createAccount(t, { webhook_url: receiver.url });
     const bare = await createAccount(t, { webhook_url: null });
-    await insertAged(hooked.id, HOOKED);
-    await insertAged(bare.id, BARE);
+    await insertAged(t, hooked.id, HOOKED);
+    await insertAged(t, bare.id, BARE);
 
     await waitFor(
       async () => (await redactedEvents(hooked.id)).length + (await redactedEvents(bare.id)).length,
@@ -155,17 +156,7 @@ describe("a retention pass's webhooks, with no sweep to let them through", () =>
     const accounts = await Promise.all(
       Array.from({ length: 3 }, () => createAccount(t, { webhook_url: receiver.url })),
     );
-    for (const account of accounts) {
-      await t.db.query(
-        `INSERT INTO verifications (id, account_id, external_user_id, status, version, created_at, updated_at,
-                                    submitted_at, decided_at, applicant, rejection_reasons)
-         SELECT gen_random_uuid(), $1, 'aged-' || n, 'approved', 3, now() - interval '60 days',
-                now() - interval '40 days', now() - interval '41 days', now() - interval '40 days',
-                jsonb_build_object('first_name', 'Aged'), '{}'
-           FROM generate_series(1, 30) AS n`,
-        [account.id],
-      );
-    }
+    for (const account of accounts) await insertAged(t, account.id, 30);
     const delivered = async (): Promise<number> =>
       (
         await t.db.query<{ n: number }>(

@@ -363,29 +363,21 @@ export class WebhookEventRepository {
     return ((await this.pool.query(sql, [event.id, event.cycle, event.accountId])) as unknown[]).length > 0;
   }
 
-  /** Makes each account's oldest waiting events (released, replayed, or parked by the worker) due, as
-   * many as keep its due events (queued or in flight) at `window`, and returns them as the jobs to
-   * queue, in the caller's transaction. One promotion per account at a time (transaction-scoped advisory
-   * locks, taken in one order, so two promotions of overlapping accounts never wait on each other in a
-   * cycle), so two calls never let more than `window` through. Both steps walk each account's own index
-   * range, sort-free (the due count up to `window`): a release of many events costs the same per event
-   * as one of a few, and a retention batch's accounts take one statement, not one each. */
+  /** Makes each account's oldest waiting events due, as many as keep its due ones at `window`; returns their jobs, in
+   * the caller's transaction. Advisory locks taken in one order keep one promotion per account at a time, never in
+   * a cycle; each account's index ranges are walked sort-free; a retention batch's accounts take one statement. */
   async promoteWaiting(manager: EntityManager, accountIds: string[], window: number): Promise<DeliveryJobSource[]> {
-    await manager.query(
-      `SELECT count(pg_advisory_xact_lock(${RELEASE_LOCK}, k))
-         FROM (SELECT DISTINCT hashtext(a) AS k FROM unnest($1::text[]) AS a ORDER BY 1) s`,
-      [accountIds],
-    );
+    const locks = `SELECT count(pg_advisory_xact_lock(${RELEASE_LOCK}, k))
+      FROM (SELECT DISTINCT hashtext(a) AS k FROM unnest($1::text[]) AS a ORDER BY 1) s`;
+    await manager.query(locks, [accountIds]);
     const sql = `WITH acc AS (SELECT DISTINCT a FROM unnest($1::uuid[]) AS a),
        next AS (SELECT n.id FROM acc CROSS JOIN LATERAL (
          SELECT id FROM webhook_events WHERE account_id = acc.a AND delivery_status = 'pending' AND next_attempt_at IS NULL
-          ORDER BY created_at, id
-          LIMIT greatest(0, $2::int - (SELECT count(*)::int FROM (SELECT FROM webhook_events
+          ORDER BY created_at, id LIMIT greatest(0, $2::int - (SELECT count(*)::int FROM (SELECT FROM webhook_events
             WHERE delivery_status = 'pending' AND next_attempt_at IS NOT NULL AND (account_id, next_attempt_at) >= (acc.a, '-infinity')
               AND (account_id, next_attempt_at) <= (acc.a, statement_timestamp()) ORDER BY account_id, next_attempt_at LIMIT $2::int) d))
           FOR UPDATE) n),
-       e AS (UPDATE webhook_events w SET next_attempt_at = now()
-              WHERE w.id = ANY (ARRAY(SELECT id FROM next)) RETURNING w.*)
+       e AS (UPDATE webhook_events w SET next_attempt_at = now() WHERE w.id = ANY (ARRAY(SELECT id FROM next)) RETURNING w.*)
        ${jobSourcesFrom('e')} ORDER BY e.created_at, e.id`;
     const rows = await withSortFreePlan(manager, () => manager.query(sql, [accountIds, window]));
     return jobSources(rows as EventForJob[]);
