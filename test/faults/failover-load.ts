@@ -35,6 +35,10 @@ export class FailoverLoad {
   private readonly writeTimes: number[] = [];
   private readonly refusalTimes: number[] = [];
   private readonly problems: string[] = [];
+  /** The latest 503s (time, body) and requests that got no answer at all, for a round that fails to say why. */
+  private readonly lastRefusals: string[] = [];
+  private unanswered = 0;
+  private lastUnanswered = '';
   private running = false;
   private lane = 0;
 
@@ -68,6 +72,19 @@ export class FailoverLoad {
     const lastRefusal = Math.max(at, ...this.refusalTimes.filter((t) => t > at));
     if (lastRefusal === at) return 0;
     return Math.min(...this.writeTimes.filter((t) => t > lastRefusal)) - at;
+  }
+
+  /** What the load saw since `at`, for the message of a round that timed out. */
+  describe(at: number): string {
+    const since = (times: number[]) => times.filter((t) => t > at).length;
+    const last = Math.max(at, ...this.refusalTimes.filter((t) => t > at));
+    return [
+      `acknowledged writes since the fault: ${since(this.writeTimes)}, after the last 503: ${this.writesSinceLastRefusal(at)}`,
+      `503s since the fault: ${since(this.refusalTimes)}, the last ${last === at ? 'none' : `${last - at} ms after it`}`,
+      `requests with no answer: ${this.unanswered}${this.lastUnanswered ? ` (last: ${this.lastUnanswered})` : ''}`,
+      'latest 503s:',
+      ...this.lastRefusals.map((line) => `  ${line}`),
+    ].join('\n');
   }
 
   findings(): string[] {
@@ -126,7 +143,11 @@ export class FailoverLoad {
   private async write(send: () => Promise<Answer>): Promise<Answer | undefined> {
     let previous: Answer | undefined;
     for (let tries = 0; tries < 120; tries += 1) {
-      const answer = await send().catch(() => undefined);
+      const answer = await send().catch((error: Error) => {
+        this.unanswered += 1;
+        this.lastUnanswered = `${new Date().toISOString()} ${error.message}`;
+        return undefined;
+      });
       if (!answer) return undefined;
       if (answer.status >= 500 && answer.status !== 503) {
         this.counts.internalErrors += 1;
@@ -136,6 +157,8 @@ export class FailoverLoad {
       if (answer.status === 503) {
         this.counts.unavailable += 1;
         this.refusalTimes.push(Date.now());
+        this.lastRefusals.push(`${new Date().toISOString()} ${JSON.stringify(answer.body)}`);
+        if (this.lastRefusals.length > 5) this.lastRefusals.shift();
         if (isCommitUnknown(answer)) this.counts.unknown += 1;
         previous = answer;
         if (!this.running && tries > 20) return undefined;

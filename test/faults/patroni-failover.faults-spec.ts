@@ -69,20 +69,26 @@ describe('PostgreSQL failover behind HAProxy and Patroni', () => {
   });
 
   const round = async (name: string, fault: (c: PatroniCluster) => Promise<void>): Promise<void> => {
-    if (!cluster) return;
+    const c = cluster;
+    if (!c) return;
     // A fault before the synchronous standby is recorded (right after a switchover) would leave no node
     // that Patroni may promote: what the rounds measure starts from a settled cluster.
-    await cluster.settled();
+    await c.settled();
     const running = load.start(20);
     await sleep(3_000);
     const before = load.snapshot();
     const seen = load.findings().length;
     const faultAt = Date.now();
     try {
-      await fault(cluster);
+      await fault(c);
       // Written through again: a stretch of acknowledged writes with no 503 among them.
       await sleep(2_000);
-      await waitUntil(() => load.writesSinceLastRefusal(faultAt) >= 40, 60_000, `writes after the ${name}`, 100);
+      await waitUntil(() => load.writesSinceLastRefusal(faultAt) >= 40, 60_000, `writes after the ${name}`, 100).catch(
+        async (error: Error) => {
+          const exits = apps.map((app, i) => `app ${i}: exit code ${String(app.process.exitCode)}`).join(', ');
+          throw new Error(`${error.message}\n${load.describe(faultAt)}\n${exits}\n${await c.describe()}`);
+        },
+      );
     } finally {
       await load.stop(running);
     }

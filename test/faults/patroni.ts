@@ -53,6 +53,8 @@ export interface PatroniCluster {
   settled(): Promise<void>;
   /** Patroni's planned switchover to the other node, through its REST API. */
   switchover(from: PatroniNode, to: PatroniNode): Promise<void>;
+  /** The members' roles and states and the tail of each process's log, for a failure's message. */
+  describe(): Promise<string>;
   stop(): void;
 }
 
@@ -255,6 +257,7 @@ export async function startPatroniCluster(): Promise<PatroniCluster> {
           await sleep(500);
         }
       },
+      describe: async () => `members: ${JSON.stringify(await members().catch(() => []))}\n${describeLogs(logs)}`,
       stop,
     };
     return cluster;
