@@ -97,9 +97,10 @@ export class RetentionService {
       counts.verifications = await drain(REDACT_BATCH, async () => {
         const { count, waiting } = await this.redactor.redactExpired(pii, REDACT_BATCH);
         // The batch's webhooks are let through with it, paced by the budget that paces it, rather than all
-        // of a sweep interval's at the next sweep (docs/performance.md). If this fails, the sweep does it.
+        // of a sweep interval's at the next sweep (docs/performance.md). An account whose promotion is under
+        // way is not waited for (its next attempt lets them through); if this fails, the sweep does it.
         await this.endpoints
-          .advanceAll(waiting)
+          .advanceIfFree(waiting)
           .catch((error: unknown) =>
             this.logger.warn(`retention: a batch's webhooks wait for the sweep: ${(error as Error).message}`),
           );

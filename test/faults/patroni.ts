@@ -257,7 +257,7 @@ export async function startPatroniCluster(): Promise<PatroniCluster> {
           await sleep(500);
         }
       },
-      describe: async () => `members: ${JSON.stringify(await members().catch(() => []))}\n${describeLogs(logs)}`,
+      describe: async () => `members: ${JSON.stringify(await members().catch(() => []))}\n${describeLogs(logs, 30)}`,
       stop,
     };
     return cluster;
@@ -267,7 +267,9 @@ export async function startPatroniCluster(): Promise<PatroniCluster> {
   }
 }
 
-function describeLogs(logs: Record<string, string[]>): string {
+/** Each process's log tail: its last 3000 characters, or with `lines` its last lines without the REST API's
+ * tracebacks of checks that hung up early (HAProxy's), which would fill a failure's message. */
+function describeLogs(logs: Record<string, string[]>, lines?: number): string {
   // PATRONI_LOG_FILE: where to keep the whole logs of etcd, Patroni and HAProxy, to look into a failure.
   if (process.env.PATRONI_LOG_FILE) {
     writeFileSync(
@@ -277,8 +279,22 @@ function describeLogs(logs: Record<string, string[]>): string {
         .join('\n'),
     );
   }
+  const tail = (output: string[]): string => {
+    if (lines === undefined) return output.join('').slice(-3000);
+    const significant = output
+      .join('')
+      .split('\n')
+      .filter(
+        (line) =>
+          line.trim() &&
+          !/^\s|Traceback \(most recent call last\)|^\w*Error:|Exception happened during processing|: no action\. /.test(
+            line,
+          ),
+      );
+    return significant.slice(-lines).join('\n');
+  };
   return Object.entries(logs)
-    .map(([name, lines]) => `--- ${name}\n${lines.join('').slice(-3000)}`)
+    .map(([name, output]) => `--- ${name}\n${tail(output)}`)
     .join('\n');
 }
 

@@ -20,7 +20,7 @@ export type DeliveryStorePort = Pick<
   | 'park'
 >;
 /** Disables an endpoint (HTTP 410, long failure) and lets an account's released events through. */
-export type EndpointPort = Pick<EndpointLifecycle, 'disable' | 'advance'>;
+export type EndpointPort = Pick<EndpointLifecycle, 'disable' | 'advanceIfFree'>;
 export type WebhookPoster = Pick<WebhookHttpClient, 'post'>;
 export type DeliverySlots = Pick<AccountConcurrency, 'acquire' | 'release' | 'hasRoom'>;
 /** Takes the job of an event's previous delivery cycle off the dashboard once a redelivery starts. */

@@ -109,7 +109,7 @@ class Fakes {
       this.disables.push({ accountId, reason });
       return true;
     },
-    advance: async (accountId) => void this.advances.push(accountId),
+    advanceIfFree: async (accountIds) => void this.advances.push(...accountIds),
   };
   readonly http: WebhookPoster = {
     post: async (url, headers, body) => (this.posts.push({ url, headers, body }), this.postAnswer),

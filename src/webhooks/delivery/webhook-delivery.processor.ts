@@ -130,7 +130,10 @@ export class WebhookDeliveryProcessor {
   }
 
   private async advance(accountId: string): Promise<void> {
-    await this.quietly(this.endpoints.advance(accountId), `let the next events of account ${accountId} through`);
+    await this.quietly(
+      this.endpoints.advanceIfFree([accountId]),
+      `let the next events of account ${accountId} through`,
+    );
   }
 
   private async attempt(event: DueEvent, job: DeliveryJobHandle): Promise<DeliveryOutcome> {

@@ -167,20 +167,31 @@ export class EndpointLifecycle {
 
   /**
    * Lets the account's next released events through, oldest first, as far as the maintenance lane's
-   * share of its window allows (the rest is kept for its fresh changes), and queues them. Called
-   * after each attempt of an account with waiting events, and by the sweeper for any account that
-   * still has some (a worker died between the two).
+   * share of its window allows (the rest is kept for its fresh changes), and queues them, once any
+   * promotion of the account under way has committed: after a release or an endpoint change, whose
+   * events that promotion may not have seen, and by the sweeper for any account that still has some
+   * (a worker died between two attempts).
    */
   async advance(accountId: string): Promise<void> {
-    await this.advanceAll([accountId]);
+    await this.promote([accountId], false);
   }
 
-  /** `advance` for many accounts in one transaction: a retention batch's, as it commits. */
-  async advanceAll(accountIds: string[]): Promise<void> {
+  /**
+   * `advance` for the accounts whose promotion is not under way, in one transaction: the worker's after
+   * each attempt of an account with waiting events, and a retention batch's as it commits. A promotion
+   * under way fills the room it sees; waiting for it would hold a pooled connection for nothing, or
+   * up to the lock time-out behind a long one. What its start did not see, the account's next attempt
+   * or the sweeper lets through.
+   */
+  async advanceIfFree(accountIds: string[]): Promise<void> {
+    await this.promote(accountIds, true);
+  }
+
+  private async promote(accountIds: string[], ifFree: boolean): Promise<void> {
     if (accountIds.length === 0) return;
     const window = maintenanceSlots(this.config.webhookMaxInFlightPerAccount);
     const jobs = await this.dataSource.transaction((manager) =>
-      this.events.promoteWaiting(manager, accountIds, window),
+      this.events.promoteWaiting(manager, accountIds, window, ifFree),
     );
     this.deliveryQueue.requeue(jobs);
   }

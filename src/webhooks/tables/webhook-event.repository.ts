@@ -71,8 +71,7 @@ function jobSourcesFrom(rows: string, extra?: string): string {
 const jobSources = <Extra extends object>(rows: (EventForJob & Extra)[]): (DeliveryJobSource & Extra)[] =>
   rows.map((row) => ({ ...row, ...deliveryJobSource(row) }));
 
-/** The first key of the advisory lock that makes one account's promotions one at a time. */
-const RELEASE_LOCK = 7_277_004;
+const RELEASE_LOCK = 7_277_004; // the first key of the advisory locks that keep one promotion per account at a time
 
 /** A fresh delivery cycle: the full schedule again, same id and body; attempt_count keeps counting. Due now,
  * or waiting its turn (no due time until `promoteWaiting` gives it one). */
@@ -204,9 +203,8 @@ export function rewriteEventBodiesSql(ids: string, events: { body: string; at: D
      WHERE e.id = r.id`;
 }
 
-/** Every statement on `webhook_events`. Methods take the caller's transaction where they are part of one, or
- * return a fragment (SQL text and the order of its parameters) that the caller composes into its single
- * statement: the status change's and the redaction's outbox inserts, the delivery worker's load and record. */
+/** Every statement on `webhook_events`. Methods take the caller's transaction where they are part of one, or return a
+ * fragment (SQL and its parameters' order) the caller composes into one statement: outbox inserts, the worker's load. */
 export class WebhookEventRepository {
   constructor(
     private readonly dataSource: DataSource,
@@ -363,13 +361,15 @@ export class WebhookEventRepository {
     return ((await this.pool.query(sql, [event.id, event.cycle, event.accountId])) as unknown[]).length > 0;
   }
 
-  /** Makes each account's oldest waiting events due, as many as keep its due ones at `window`; returns their jobs, in
-   * the caller's transaction. Advisory locks taken in one order keep one promotion per account at a time, never in
-   * a cycle; each account's index ranges are walked sort-free; a retention batch's accounts take one statement. */
-  async promoteWaiting(manager: EntityManager, accountIds: string[], window: number): Promise<DeliveryJobSource[]> {
-    const locks = `SELECT count(pg_advisory_xact_lock(${RELEASE_LOCK}, k))
-      FROM (SELECT DISTINCT hashtext(a) AS k FROM unnest($1::text[]) AS a ORDER BY 1) s`;
-    await manager.query(locks, [accountIds]);
+  /** Makes each account's oldest waiting events due, as many as keep its due ones at `cap`; returns their jobs, in the
+   * caller's transaction `tx`. One promotion per account at a time (advisory locks taken in one order); `ifFree` skips an
+   * account whose promotion is under way (its holder fills the room it sees). Sort-free; many accounts, one statement. */
+  async promoteWaiting(tx: EntityManager, ids: string[], cap: number, ifFree = false): Promise<DeliveryJobSource[]> {
+    const keys = `(SELECT DISTINCT a, hashtext(a) AS k FROM unnest($1::text[]) AS a`;
+    const lock = ifFree
+      ? `SELECT coalesce(array_agg(a), '{}') AS locked FROM ${keys}) s WHERE pg_try_advisory_xact_lock(${RELEASE_LOCK}, k)`
+      : `SELECT $1::text[] AS locked, count(pg_advisory_xact_lock(${RELEASE_LOCK}, k)) FROM ${keys} ORDER BY k) s`;
+    const [{ locked }] = (await tx.query(lock, [ids])) as { locked: string[] }[];
     const sql = `WITH acc AS (SELECT DISTINCT a FROM unnest($1::uuid[]) AS a),
        next AS (SELECT n.id FROM acc CROSS JOIN LATERAL (
          SELECT id FROM webhook_events WHERE account_id = acc.a AND delivery_status = 'pending' AND next_attempt_at IS NULL
@@ -379,7 +379,7 @@ export class WebhookEventRepository {
           FOR UPDATE) n),
        e AS (UPDATE webhook_events w SET next_attempt_at = now() WHERE w.id = ANY (ARRAY(SELECT id FROM next)) RETURNING w.*)
        ${jobSourcesFrom('e')} ORDER BY e.created_at, e.id`;
-    const rows = await withSortFreePlan(manager, () => manager.query(sql, [accountIds, window]));
+    const rows = await withSortFreePlan(tx, () => tx.query(sql, [locked, cap]));
     return jobSources(rows as EventForJob[]);
   }
 
