@@ -22,10 +22,10 @@ import { WebhookEventRepository } from 'src/webhooks/tables/webhook-event.reposi
 const ACCOUNT = '00000000-0000-4000-8000-000000000001';
 
 /** Runs `work` over a query function that records each statement and answers `rows` (by default one row: a count
- * of 0, an event with an empty body). */
+ * of 0, an event with an empty body, the promotion locks of ACCOUNT held). */
 async function captured(
   work: (query: (sql: string) => Promise<unknown[]>) => Promise<unknown>,
-  rows: unknown[] = [{ count: 0, body: '{}' }],
+  rows: unknown[] = [{ count: 0, body: '{}', locked: [ACCOUNT] }],
 ): Promise<string[]> {
   const statements: string[] = [];
   await work(async (sql: string) => {

@@ -81,7 +81,7 @@ export class FailoverLoad {
     return [
       `acknowledged writes since the fault: ${since(this.writeTimes)}, after the last 503: ${this.writesSinceLastRefusal(at)}`,
       `503s since the fault: ${since(this.refusalTimes)}, the last ${last === at ? 'none' : `${last - at} ms after it`}`,
-      `requests with no answer: ${this.unanswered}${this.lastUnanswered ? ` (last: ${this.lastUnanswered})` : ''}`,
+      `requests with no answer in the whole run: ${this.unanswered}${this.lastUnanswered ? ` (last: ${this.lastUnanswered})` : ''}`,
       'latest 503s:',
       ...this.lastRefusals.map((line) => `  ${line}`),
     ].join('\n');

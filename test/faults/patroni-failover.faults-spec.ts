@@ -85,8 +85,10 @@ describe('PostgreSQL failover behind HAProxy and Patroni', () => {
       await sleep(2_000);
       await waitUntil(() => load.writesSinceLastRefusal(faultAt) >= 40, 60_000, `writes after the ${name}`, 100).catch(
         async (error: Error) => {
-          const exits = apps.map((app, i) => `app ${i}: exit code ${String(app.process.exitCode)}`).join(', ');
-          throw new Error(`${error.message}\n${load.describe(faultAt)}\n${exits}\n${await c.describe()}`);
+          const state = (app: TestApp) => app.process.signalCode ?? app.process.exitCode ?? 'running';
+          const processes = apps.map((app, i) => `app ${i}: ${String(state(app))}`).join(', ');
+          const members = await c.describe().catch((failed: Error) => `cluster not described: ${failed.message}`);
+          throw new Error(`${error.message}\n${load.describe(faultAt)}\n${processes}\n${members}`, { cause: error });
         },
       );
     } finally {

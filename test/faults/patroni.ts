@@ -200,7 +200,9 @@ export async function startPatroniCluster(): Promise<PatroniCluster> {
 
     const members = async (): Promise<Member[]> => {
       for (const node of nodes) {
-        const res = await fetch(`http://127.0.0.1:${node.restPort}/cluster`).catch(() => undefined);
+        const res = await fetch(`http://127.0.0.1:${node.restPort}/cluster`, {
+          signal: AbortSignal.timeout(2_000),
+        }).catch(() => undefined);
         if (res?.ok) return ((await res.json()) as { members: Member[] }).members;
       }
       return [];

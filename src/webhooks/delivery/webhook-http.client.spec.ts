@@ -123,6 +123,34 @@ describe('WebhookHttpClient.post', () => {
     });
   });
 
+  it('sends again, once, on a new connection when a reused keep-alive one is reset before any answer', async () => {
+    const sockets: unknown[] = [];
+    handler = (req, res) => {
+      req.resume();
+      sockets.push(req.socket);
+      // The second request comes on the first one's connection: reset, as by an endpoint that had just
+      // closed it for being idle.
+      if (sockets.length === 2) req.socket.resetAndDestroy();
+      else res.writeHead(204).end();
+    };
+    expect(await client.post(url, {}, '{}')).toMatchObject({ responseStatus: 204, error: null });
+    expect(await client.post(url, {}, '{}')).toMatchObject({ responseStatus: 204, error: null });
+    expect(sockets).toHaveLength(3);
+    expect(sockets[1]).toBe(sockets[0]);
+    expect(sockets[2]).not.toBe(sockets[0]);
+  });
+
+  it('reports a reset of a new connection, and of the second try, as an attempt that failed', async () => {
+    let calls = 0;
+    handler = (req) => {
+      req.resume();
+      calls += 1;
+      req.socket.resetAndDestroy();
+    };
+    expect(await client.post(url, {}, '{}')).toMatchObject({ responseStatus: null, error: 'connection reset' });
+    expect(calls).toBe(1);
+  });
+
   it('times out in the response phase on a reused keep-alive connection', async () => {
     let calls = 0;
     handler = (req, res) => {

@@ -63,6 +63,9 @@ export function guardedLookup(resolve: Resolver = dnsLookup as Resolver): Lookup
   };
 }
 
+/** How a reused keep-alive connection that the endpoint had closed fails. */
+const STALE_SOCKET_CODES = new Set(['ECONNRESET', 'EPIPE']);
+
 /**
  * POSTs one webhook: no redirects, a hard time-out over connect, TLS and the status line, then a
  * short, capped read of the response body that never changes the outcome.
@@ -104,20 +107,27 @@ export class WebhookHttpClient {
         finish(failure(describeDeliveryError(TIMED_OUT, phase)));
         controller.abort();
       }, this.options.timeoutMs);
-      const request = this.buildRequest(resolved.url, headers, body, controller.signal);
-      request.on('socket', (socket) => trackPhase(socket, secure, (next) => (phase = next)));
-      // Once the status line is in, the outcome is decided: a reset in the body does not undo it.
-      request.on('error', (error) => {
-        if (!responded) finish(failure(describeDeliveryError(error, phase)));
-      });
-      request.on('response', (response) => {
-        responded = true;
-        clearTimeout(timer);
-        const left = this.options.timeoutMs - (performance.now() - started);
-        bodyTimer = setTimeout(() => response.destroy(), Math.max(0, Math.min(RESPONSE_BODY_TIMEOUT_MS, left)));
-        readCappedBody(response, (responseBody) => finish(responseResult(response, responseBody, elapsed())));
-      });
-      request.end(body);
+      const send = (fresh: boolean): void => {
+        const request = this.buildRequest(resolved.url, headers, body, controller.signal, fresh);
+        request.on('socket', (socket) => trackPhase(socket, secure, (next) => (phase = next)));
+        // Once the status line is in, the outcome is decided: a reset in the body does not undo it.
+        request.on('error', (error: NodeJS.ErrnoException) => {
+          if (responded || settled) return;
+          // A kept-alive connection the endpoint closed as idle fails as it is reused, before any answer: sent
+          // again once, on a new connection (at least once; the receiver dedupes by webhook-id).
+          if (!fresh && request.reusedSocket && STALE_SOCKET_CODES.has(error.code ?? '')) return send(true);
+          finish(failure(describeDeliveryError(error, phase)));
+        });
+        request.on('response', (response) => {
+          responded = true;
+          clearTimeout(timer);
+          const left = this.options.timeoutMs - (performance.now() - started);
+          bodyTimer = setTimeout(() => response.destroy(), Math.max(0, Math.min(RESPONSE_BODY_TIMEOUT_MS, left)));
+          readCappedBody(response, (responseBody) => finish(responseResult(response, responseBody, elapsed())));
+        });
+        request.end(body);
+      };
+      send(false);
     });
   }
 
@@ -131,11 +141,14 @@ export class WebhookHttpClient {
     headers: Record<string, string>,
     body: string,
     signal: AbortSignal,
+    fresh: boolean,
   ): http.ClientRequest {
     const secure = url.protocol === 'https:';
+    const pooled = secure ? this.httpsAgent : this.httpAgent;
     return (secure ? https : http).request(url, {
       method: 'POST',
-      agent: secure ? this.httpsAgent : this.httpAgent,
+      // A one-off connection, not from the pool (whose other idle ones may be as stale).
+      agent: fresh ? false : pooled,
       headers: { ...headers, 'content-length': String(Buffer.byteLength(body)), 'user-agent': 'kyc-webhooks/1' },
       signal,
       ...(this.options.allowPrivate ? {} : { lookup: this.lookup }),

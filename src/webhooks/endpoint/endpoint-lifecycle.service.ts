@@ -5,6 +5,7 @@ import { AuditTrail } from 'src/audit/audit-trail.service';
 import type { AppConfig } from 'src/config/app-config';
 import { SYSTEM } from 'src/http/actor';
 import { APP_CONFIG } from 'src/config/config.module';
+import { BusyRetry } from 'src/webhooks/endpoint/busy-retry';
 import { DeliveryQueue } from 'src/webhooks/queue/delivery-queue.service';
 import { maintenanceSlots } from 'src/webhooks/queue/delivery-job';
 import type { DisableReason } from 'src/webhooks/tables/webhook-endpoint.entity';
@@ -50,6 +51,10 @@ type Disabled = boolean | 'more';
 @Injectable()
 export class EndpointLifecycle {
   private readonly logger = new Logger(EndpointLifecycle.name);
+  private readonly busyRetry = new BusyRetry(
+    (accountIds) => this.promote(accountIds, true),
+    (error) => this.logger.warn(`waiting events wait for the sweep: ${(error as Error).message}`),
+  );
   /** Accounts whose release or hold goes on in this process. */
   private readonly settling = new Set<string>();
 
@@ -177,22 +182,25 @@ export class EndpointLifecycle {
   }
 
   /**
-   * `advance` for the accounts whose promotion is not under way, in one transaction: the worker's after
-   * each attempt of an account with waiting events, and a retention batch's as it commits. A promotion
-   * under way fills the room it sees; waiting for it would hold a pooled connection for nothing, or
-   * up to the lock time-out behind a long one. What its start did not see, the account's next attempt
-   * or the sweeper lets through.
+   * `advance` without waiting on a promotion of the account under way, which would hold a pooled
+   * connection, up to the lock time-out behind a long one: the worker's after each attempt of an
+   * account with waiting events, a retention batch's as it commits. An account passed over is tried
+   * again after pauses (BusyRetry), so what the promotion under way did not see (this attempt's end,
+   * an event parked meanwhile, the batch) is let through after it; past a long one, the account's next
+   * attempt or the sweeper does.
    */
   async advanceIfFree(accountIds: string[]): Promise<void> {
-    await this.promote(accountIds, true);
+    this.busyRetry.schedule(await this.promote(accountIds, true));
   }
 
-  private async promote(accountIds: string[], ifFree: boolean): Promise<void> {
-    if (accountIds.length === 0) return;
+  /** Promotes the accounts' waiting events and queues them; returns the accounts passed over (`ifFree`). */
+  private async promote(accountIds: string[], ifFree: boolean): Promise<string[]> {
+    if (accountIds.length === 0) return [];
     const window = maintenanceSlots(this.config.webhookMaxInFlightPerAccount);
-    const jobs = await this.dataSource.transaction((manager) =>
+    const { jobs, busy } = await this.dataSource.transaction((manager) =>
       this.events.promoteWaiting(manager, accountIds, window, ifFree),
     );
     this.deliveryQueue.requeue(jobs);
+    return busy;
   }
 }

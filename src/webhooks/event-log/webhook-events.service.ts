@@ -155,7 +155,7 @@ export class WebhookEventsService {
               changes: ['delivery_status'],
             };
             await this.trail.record(manager, { id: entryId, ...entry });
-            jobs = await this.events.promoteWaiting(manager, [accountId], this.window);
+            ({ jobs } = await this.events.promoteWaiting(manager, [accountId], this.window));
           }
           return started;
         },

@@ -15,6 +15,9 @@ export interface DeliveryJobSource {
   webhookUrl: string | null;
 }
 
+/** A promotion's jobs to queue, and the accounts it passed over because another promotion of theirs was under way. */
+export type Promotion = { jobs: DeliveryJobSource[]; busy: string[] };
+
 /** What the queue reads of an event's row: its columns, its body, and its account's webhook URL. */
 export interface EventForJob {
   id: string;

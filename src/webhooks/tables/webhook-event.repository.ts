@@ -18,11 +18,13 @@ import { withSortFreePlan } from 'src/database/sort-free-plan';
 import {
   type DeliveryJobSource,
   type EventForJob,
+  type Promotion,
   type StreamRead,
   type StoredEventBody,
   type StreamedEvent,
   deliveryJobSource,
 } from 'src/webhooks/tables/event-rows';
+import { promotionLocks } from 'src/webhooks/tables/promotion-locks';
 import { endpointStateOf, heldGateSql } from 'src/webhooks/tables/webhook-endpoint.repository';
 import { WebhookEvent } from 'src/webhooks/tables/webhook-event.entity';
 
@@ -70,8 +72,6 @@ function jobSourcesFrom(rows: string, extra?: string): string {
 /** Rows selected by `jobSourcesFrom`, as the jobs to queue (with their extra columns). */
 const jobSources = <Extra extends object>(rows: (EventForJob & Extra)[]): (DeliveryJobSource & Extra)[] =>
   rows.map((row) => ({ ...row, ...deliveryJobSource(row) }));
-
-const RELEASE_LOCK = 7_277_004; // the first key of the advisory locks that keep one promotion per account at a time
 
 /** A fresh delivery cycle: the full schedule again, same id and body; attempt_count keeps counting. Due now,
  * or waiting its turn (no due time until `promoteWaiting` gives it one). */
@@ -361,15 +361,13 @@ export class WebhookEventRepository {
     return ((await this.pool.query(sql, [event.id, event.cycle, event.accountId])) as unknown[]).length > 0;
   }
 
-  /** Makes each account's oldest waiting events due, as many as keep its due ones at `cap`; returns their jobs, in the
-   * caller's transaction `tx`. One promotion per account at a time (advisory locks taken in one order); `ifFree` skips an
-   * account whose promotion is under way (its holder fills the room it sees). Sort-free; many accounts, one statement. */
-  async promoteWaiting(tx: EntityManager, ids: string[], cap: number, ifFree = false): Promise<DeliveryJobSource[]> {
-    const keys = `(SELECT DISTINCT a, hashtext(a) AS k FROM unnest($1::text[]) AS a`;
-    const lock = ifFree
-      ? `SELECT coalesce(array_agg(a), '{}') AS locked FROM ${keys}) s WHERE pg_try_advisory_xact_lock(${RELEASE_LOCK}, k)`
-      : `SELECT $1::text[] AS locked, count(pg_advisory_xact_lock(${RELEASE_LOCK}, k)) FROM ${keys} ORDER BY k) s`;
-    const [{ locked }] = (await tx.query(lock, [ids])) as { locked: string[] }[];
+  /** Makes each account's oldest waiting events due, as many as keep its due ones at `cap`, in the caller's transaction
+   * `tx`. One promotion per account at a time (advisory locks taken in one order); `ifFree` passes over (`busy`) an
+   * account whose promotion is under way rather than wait. Sort-free; many accounts, one statement. */
+  async promoteWaiting(tx: EntityManager, ids: string[], cap: number, ifFree = false): Promise<Promotion> {
+    const [{ locked }] = (await tx.query(promotionLocks(ifFree), [ids])) as { locked: string[] }[];
+    const busy = ids.filter((id) => !locked.includes(id));
+    if (locked.length === 0) return { jobs: [], busy };
     const sql = `WITH acc AS (SELECT DISTINCT a FROM unnest($1::uuid[]) AS a),
        next AS (SELECT n.id FROM acc CROSS JOIN LATERAL (
          SELECT id FROM webhook_events WHERE account_id = acc.a AND delivery_status = 'pending' AND next_attempt_at IS NULL
@@ -380,7 +378,7 @@ export class WebhookEventRepository {
        e AS (UPDATE webhook_events w SET next_attempt_at = now() WHERE w.id = ANY (ARRAY(SELECT id FROM next)) RETURNING w.*)
        ${jobSourcesFrom('e')} ORDER BY e.created_at, e.id`;
     const rows = await withSortFreePlan(tx, () => tx.query(sql, [locked, cap]));
-    return jobSources(rows as EventForJob[]);
+    return { jobs: jobSources(rows as EventForJob[]), busy };
   }
 
   /** Accounts with events waiting their turn, after `after` in id order, for the sweeper: a skip scan, one probe per account. */
