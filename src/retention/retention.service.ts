@@ -98,7 +98,7 @@ export class RetentionService {
         const { count, waiting } = await this.redactor.redactExpired(pii, REDACT_BATCH);
         // The batch's webhooks are let through with it, paced by the budget that paces it, rather than all
         // of a sweep interval's at the next sweep (docs/performance.md). An account whose promotion is under
-        // way is not waited for (its next attempt lets them through); if this fails, the sweep does it.
+        // way is not waited for but tried again shortly (advanceIfFree); if this fails, the sweep does it.
         await this.endpoints
           .advanceIfFree(waiting)
           .catch((error: unknown) =>
