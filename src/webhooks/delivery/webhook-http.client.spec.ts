@@ -140,7 +140,7 @@ describe('WebhookHttpClient.post', () => {
     expect(sockets[2]).not.toBe(sockets[0]);
   });
 
-  it('reports a reset of a new connection, and of the second try, as an attempt that failed', async () => {
+  it('reports a reset of a new connection as an attempt that failed, sending it once', async () => {
     let calls = 0;
     handler = (req) => {
       req.resume();
@@ -149,6 +149,19 @@ describe('WebhookHttpClient.post', () => {
     };
     expect(await client.post(url, {}, '{}')).toMatchObject({ responseStatus: null, error: 'connection reset' });
     expect(calls).toBe(1);
+  });
+
+  it('sends again only once: a reset of the new connection too is an attempt that failed', async () => {
+    let calls = 0;
+    handler = (req, res) => {
+      req.resume();
+      calls += 1;
+      if (calls === 1) res.writeHead(204).end();
+      else req.socket.resetAndDestroy();
+    };
+    expect(await client.post(url, {}, '{}')).toMatchObject({ responseStatus: 204, error: null });
+    expect(await client.post(url, {}, '{}')).toMatchObject({ responseStatus: null, error: 'connection reset' });
+    expect(calls).toBe(3);
   });
 
   it('times out in the response phase on a reused keep-alive connection', async () => {

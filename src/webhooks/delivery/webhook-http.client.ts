@@ -108,13 +108,14 @@ export class WebhookHttpClient {
         controller.abort();
       }, this.options.timeoutMs);
       const send = (fresh: boolean): void => {
+        phase = 'connect';
         const request = this.buildRequest(resolved.url, headers, body, controller.signal, fresh);
         request.on('socket', (socket) => trackPhase(socket, secure, (next) => (phase = next)));
         // Once the status line is in, the outcome is decided: a reset in the body does not undo it.
         request.on('error', (error: NodeJS.ErrnoException) => {
           if (responded || settled) return;
           // A kept-alive connection the endpoint closed as idle fails as it is reused, before any answer: sent
-          // again once, on a new connection (at least once; the receiver dedupes by webhook-id).
+          // again once, on a new connection (at least once: an endpoint that reset after reading it sees it twice).
           if (!fresh && request.reusedSocket && STALE_SOCKET_CODES.has(error.code ?? '')) return send(true);
           finish(failure(describeDeliveryError(error, phase)));
         });

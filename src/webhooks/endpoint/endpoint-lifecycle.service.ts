@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { type BeforeApplicationShutdown, Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
 import { AuditTrail } from 'src/audit/audit-trail.service';
@@ -49,7 +49,7 @@ type Disabled = boolean | 'more';
  *   lets the next one through (`advance`), so they go out oldest first.
  */
 @Injectable()
-export class EndpointLifecycle {
+export class EndpointLifecycle implements BeforeApplicationShutdown {
   private readonly logger = new Logger(EndpointLifecycle.name);
   private readonly busyRetry = new BusyRetry(
     (accountIds) => this.promote(accountIds, true),
@@ -191,6 +191,11 @@ export class EndpointLifecycle {
    */
   async advanceIfFree(accountIds: string[]): Promise<void> {
     this.busyRetry.schedule(await this.promote(accountIds, true));
+  }
+
+  /** A stopping process tries no account again (its queue and pool are closing; a running sweeper does). */
+  beforeApplicationShutdown(): void {
+    this.busyRetry.stop();
   }
 
   /** Promotes the accounts' waiting events and queues them; returns the accounts passed over (`ifFree`). */
