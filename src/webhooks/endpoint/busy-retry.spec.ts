@@ -75,6 +75,7 @@ describe('BusyRetry', () => {
     retry.schedule(['a', 'a']);
     retry.schedule(['a', 'b']);
     retry.schedule([]);
+    await until(() => tries.length === 2);
     expect(retry.size).toBe(2);
     release();
     await until(() => retry.size === 0);

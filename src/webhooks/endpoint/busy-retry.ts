@@ -11,8 +11,9 @@ export const BUSY_RETRY_PAUSES_MS: readonly number[] = [20, 100, 400];
  * retries a changing subset of accounts, not one call.
  */
 export class BusyRetry {
-  /** Account → when it was last passed over, while a retry of it runs. */
+  /** Account → the mark of its last pass-over, while a retry of it runs. Marks count up; a clock could tie or step back. */
   private readonly passedOver = new Map<string, number>();
+  private mark = 0;
   private stopped = false;
 
   constructor(
@@ -26,7 +27,7 @@ export class BusyRetry {
     if (this.stopped) return;
     const ids = [...new Set(accountIds)];
     const fresh = ids.filter((id) => !this.passedOver.has(id));
-    for (const id of ids) this.passedOver.set(id, Date.now());
+    for (const id of ids) this.passedOver.set(id, ++this.mark);
     if (fresh.length > 0) void this.run(fresh).catch(this.failed);
   }
 
@@ -51,9 +52,10 @@ export class BusyRetry {
         const pause = this.pausesMs[Math.min(step, this.pausesMs.length - 1)] ?? 0;
         await new Promise((resolve) => setTimeout(resolve, pause).unref());
         if (this.stopped) return;
-        const startedAt = Date.now();
+        const startedAt = ++this.mark;
         const busy = new Set(await this.promote([...mine]));
         const more = step + 1 < this.pausesMs.length;
+        // Passed over after this try began, an account is tried once more: the try could not see why.
         for (const id of mine) {
           if (!(busy.has(id) && more) && (this.passedOver.get(id) ?? 0) < startedAt) leave(id);
         }

@@ -193,7 +193,7 @@ export class EndpointLifecycle implements BeforeApplicationShutdown {
     this.busyRetry.schedule(await this.promote(accountIds, true));
   }
 
-  /** A stopping process tries no account again (its queue and pool are closing; a running sweeper does). */
+  /** A stopping process tries no account again (its queue and pool close next; a running sweeper does). */
   beforeApplicationShutdown(): void {
     this.busyRetry.stop();
   }
