@@ -85,6 +85,8 @@ class Fakes {
   recordsInDisable: AttemptRecord[] = [];
   disables: { accountId: string; reason: string }[] = [];
   advances: string[] = [];
+  /** Whether each advance asked for a retry of an account passed over. */
+  retries: boolean[] = [];
 
   readonly store: DeliveryStorePort = {
     load: async () => this.event,
@@ -109,7 +111,8 @@ class Fakes {
       this.disables.push({ accountId, reason });
       return true;
     },
-    advanceIfFree: async (accountIds) => void this.advances.push(...accountIds),
+    advanceIfFree: async (accountIds, retry = true) =>
+      void (this.advances.push(...accountIds), this.retries.push(retry)),
   };
   readonly http: WebhookPoster = {
     post: async (url, headers, body) => (this.posts.push({ url, headers, body }), this.postAnswer),
@@ -503,6 +506,29 @@ describe('WebhookDeliveryProcessor', () => {
       fakes.othersWaiting = true;
       await fakes.processor().process(fakes.job());
       expect(fakes.advances).toHaveLength(2);
+    });
+
+    it("asks for a retry of a promotion passed over only at the end of the account's last attempt here", async () => {
+      fakes.event = dueEvent({ waiting: true });
+      let answerFirst = (): void => undefined;
+      const firstAnswered = new Promise<void>((resolve) => (answerFirst = resolve));
+      const post = fakes.http.post;
+      let calls = 0;
+      Object.assign(fakes.http, {
+        post: async (...args: Parameters<WebhookPoster['post']>) => {
+          calls += 1;
+          if (calls === 1) await firstAnswered;
+          return post(...args);
+        },
+      });
+      const running = fakes.processor();
+      const first = running.process(fakes.job());
+      while (calls === 0) await new Promise((resolve) => setImmediate(resolve));
+      // The second attempt ends while the first is in flight: the first's end will advance the account.
+      await running.process(fakes.job());
+      answerFirst();
+      await first;
+      expect(fakes.retries).toEqual([false, true]);
     });
   });
 });

@@ -51,6 +51,8 @@ const REREAD_MS = 100;
 export class WebhookDeliveryProcessor {
   private readonly maxAttempts: number;
   private readonly writer: AttemptWriter;
+  /** Account → its attempts in flight in this process: the last one's end tries again a promotion passed over. */
+  private readonly inFlight = new Map<string, number>();
 
   constructor(
     private readonly config: Pick<AppConfig, 'webhookRetryScheduleMs' | 'webhookDisableAfterMs'>,
@@ -90,14 +92,19 @@ export class WebhookDeliveryProcessor {
     const acquired = await this.slots.acquire(event.accountId, slot, lane);
     if (acquired === BEHIND_MAINTENANCE) throw new DeliveryRetry(BEHIND_MAINTENANCE_RETRY_MS, BEHIND_MAINTENANCE);
     if (!acquired) return this.park(event, job);
+    const account = event.accountId;
+    this.inFlight.set(account, (this.inFlight.get(account) ?? 0) + 1);
     try {
       return await this.attempt(event, job);
     } finally {
-      const waiting = await this.slots.release(event.accountId, slot).catch((error: unknown) => {
+      const left = (this.inFlight.get(account) ?? 1) - 1;
+      if (left > 0) this.inFlight.set(account, left);
+      else this.inFlight.delete(account);
+      const waiting = await this.slots.release(account, slot).catch((error: unknown) => {
         this.logger.warn(`could not release a delivery slot: ${(error as Error).message}`);
         return false;
       });
-      if (event.waiting || waiting) await this.advance(event.accountId);
+      if (event.waiting || waiting) await this.advance(account);
     }
   }
 
@@ -129,9 +136,10 @@ export class WebhookDeliveryProcessor {
     return HELD;
   }
 
+  /** An account passed over is tried again only after its last attempt in flight here (the others' ends do it). */
   private async advance(accountId: string): Promise<void> {
     await this.quietly(
-      this.endpoints.advanceIfFree([accountId]),
+      this.endpoints.advanceIfFree([accountId], !this.inFlight.has(accountId)),
       `let the next events of account ${accountId} through`,
     );
   }

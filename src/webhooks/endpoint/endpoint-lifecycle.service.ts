@@ -187,10 +187,12 @@ export class EndpointLifecycle implements BeforeApplicationShutdown {
    * account with waiting events, a retention batch's as it commits. An account passed over is tried
    * again after pauses (BusyRetry), so what the promotion under way did not see (this attempt's end,
    * an event parked meanwhile, the batch) is let through after it; past a long one, the account's next
-   * attempt or the sweeper does.
+   * attempt or the sweeper does. Without `retry` (an attempt with others of the account in flight in
+   * this process), the others' ends try it again.
    */
-  async advanceIfFree(accountIds: string[]): Promise<void> {
-    this.busyRetry.schedule(await this.promote(accountIds, true));
+  async advanceIfFree(accountIds: string[], retry = true): Promise<void> {
+    const busy = await this.promote(accountIds, true);
+    if (retry) this.busyRetry.schedule(busy);
   }
 
   /** A stopping process tries no account again (its queue and pool close next; a running sweeper does). */
