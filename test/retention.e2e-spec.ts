@@ -12,7 +12,7 @@ const RETENTION_WORKER = {
   PII_RETENTION_DAYS: '30',
   WEBHOOK_EVENT_RETENTION_DAYS: '90',
   RETENTION_INTERVAL_MS: '200',
-  // Flat out: these cases are about what a pass does, not its pace (a batch held on a lock would rest nine times as long).
+  // Flat out: these cases are about what a pass does, not its pace (a batch held on a lock would rest 32 times as long at the default).
   RETENTION_BUDGET_PERCENT: '100',
   WEBHOOK_RETRY_SCHEDULE: '100ms',
   LOG_LEVEL: 'info',

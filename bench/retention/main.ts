@@ -29,7 +29,8 @@ const KINDS = ['pass', 'floor', 'none'] as const;
 type Kind = (typeof KINDS)[number];
 
 function parseOptions(argv: string[]) {
-  const integers = { verifications: 100_000, accounts: 100, recent: 100, rate: 200, slice: 5, warmup: 5, budget: 10 };
+  // budget: the service's default RETENTION_BUDGET_PERCENT.
+  const integers = { verifications: 100_000, accounts: 100, recent: 100, rate: 200, slice: 5, warmup: 5, budget: 3 };
   const values = parseFlags(argv, { 'keep-database': { type: 'boolean' } }, integers);
   if (values.recent < 20) throw new FlagError('--recent needs at least 20 (one full first page per account)');
   if (values.budget < 1 || values.budget > 100) throw new FlagError('--budget is RETENTION_BUDGET_PERCENT: 1 to 100');

@@ -306,8 +306,8 @@ describe('parseConfig: retention', () => {
     );
   });
 
-  it('a pass works a tenth of the time unless RETENTION_BUDGET_PERCENT says otherwise', () => {
-    expect(parseConfig(SECRETS).retentionBudgetPercent).toBe(10);
+  it('a pass works 3 % of the time unless RETENTION_BUDGET_PERCENT says otherwise', () => {
+    expect(parseConfig(SECRETS).retentionBudgetPercent).toBe(3);
     expect(parseConfig({ ...SECRETS, RETENTION_BUDGET_PERCENT: '100' }).retentionBudgetPercent).toBe(100);
     expect(parseConfig({ ...SECRETS, RETENTION_BUDGET_PERCENT: '1' }).retentionBudgetPercent).toBe(1);
   });

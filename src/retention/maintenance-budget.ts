@@ -17,7 +17,7 @@
 export const MAX_STANDBY_LAG_MS = 1_000;
 /** ...for at most this long before each batch (a delayed standby is always behind): then the batch runs, and the wait is logged. */
 export const MAX_STANDBY_WAIT_MS = 60_000;
-/** The longest rest after one batch: a batch that waited long on a lock does not stall the pass for nine times as long. */
+/** The longest rest after one batch: a batch that waited long on a lock does not stall the pass for 32 times as long (at 3 %). */
 export const MAX_REST_MS = 10_000;
 /** The longest single rest, so that a stop is seen soon after it is asked for. */
 const REST_STEP_MS = 250;
