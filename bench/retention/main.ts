@@ -11,6 +11,7 @@
 import { join } from 'node:path';
 import Redis from 'ioredis';
 import { Client } from 'pg';
+import { DEFAULT_RETENTION_BUDGET_PERCENT } from 'src/config/app-config';
 import { REDACT_BATCH } from 'src/retention/retention.service';
 import { dropBenchDatabase, freshBench } from '../harness/db';
 import { FlagError, parseFlags } from '../harness/flags';
@@ -29,8 +30,15 @@ const KINDS = ['pass', 'floor', 'none'] as const;
 type Kind = (typeof KINDS)[number];
 
 function parseOptions(argv: string[]) {
-  // budget: the service's default RETENTION_BUDGET_PERCENT.
-  const integers = { verifications: 100_000, accounts: 100, recent: 100, rate: 200, slice: 5, warmup: 5, budget: 3 };
+  const integers = {
+    verifications: 100_000,
+    accounts: 100,
+    recent: 100,
+    rate: 200,
+    slice: 5,
+    warmup: 5,
+    budget: DEFAULT_RETENTION_BUDGET_PERCENT,
+  };
   const values = parseFlags(argv, { 'keep-database': { type: 'boolean' } }, integers);
   if (values.recent < 20) throw new FlagError('--recent needs at least 20 (one full first page per account)');
   if (values.budget < 1 || values.budget > 100) throw new FlagError('--budget is RETENTION_BUDGET_PERCENT: 1 to 100');
