@@ -1,4 +1,7 @@
+import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'node:dns';
+import type { LookupFunction } from 'node:net';
 import ipaddr from 'ipaddr.js';
+import { BLOCKED_ERROR } from 'src/webhooks/delivery/delivery-error';
 
 const cidrs = (list: string[]) => list.map((cidr) => ipaddr.parseCIDR(cidr) as [ipaddr.IPv6, number]);
 
@@ -51,4 +54,34 @@ function hexTail(address: string): string {
 
 export function isIpLiteral(host: string): boolean {
   return ipaddr.isValid(host.replace(/^\[|\]$/g, ''));
+}
+
+class BlockedAddressError extends Error {
+  readonly code = 'EBLOCKED';
+  constructor() {
+    super(BLOCKED_ERROR);
+  }
+}
+
+type Resolver = (
+  hostname: string,
+  options: LookupOptions & { all: true },
+  callback: (err: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void,
+) => void;
+
+/**
+ * A DNS lookup for the socket itself, so the address checked is the address connected to (no
+ * rebinding window). Any non-public answer refuses the whole host.
+ */
+export function guardedLookup(resolve: Resolver = dnsLookup as Resolver): LookupFunction {
+  return (hostname, options, callback) => {
+    resolve(hostname, { ...options, all: true }, (err, addresses) => {
+      if (err) return callback(err, '', 0);
+      if (addresses.length === 0 || addresses.some((entry) => !isPublicUnicast(entry.address))) {
+        return callback(new BlockedAddressError(), '', 0);
+      }
+      if (options.all) return callback(null, addresses);
+      return callback(null, addresses[0].address, addresses[0].family);
+    });
+  };
 }

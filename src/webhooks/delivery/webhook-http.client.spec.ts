@@ -1,81 +1,6 @@
-import type { LookupAddress, LookupOptions } from 'node:dns';
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { WebhookHttpClient, guardedLookup } from 'src/webhooks/delivery/webhook-http.client';
-
-function resolverOf(addresses: LookupAddress[]) {
-  return (
-    _host: string,
-    _options: LookupOptions & { all: true },
-    callback: (err: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void,
-  ) => callback(null, addresses);
-}
-
-function run(
-  addresses: LookupAddress[],
-  all: boolean,
-): Promise<{ err: NodeJS.ErrnoException | null; address: string | LookupAddress[] }> {
-  return new Promise((resolve) =>
-    guardedLookup(resolverOf(addresses))('hooks.example.com', { all }, (err, address) => resolve({ err, address })),
-  );
-}
-
-describe('guardedLookup', () => {
-  it.each([
-    ['127.0.0.1', 4],
-    ['10.0.0.1', 4],
-    ['169.254.169.254', 4],
-    ['100.64.0.1', 4],
-    ['0.0.0.0', 4],
-    ['224.0.0.1', 4],
-    ['::1', 6],
-    ['::ffff:127.0.0.1', 6],
-    ['fe80::1', 6],
-    ['fc00::1', 6],
-    ['::7f00:1', 6],
-    ['::a9fe:a9fe', 6],
-    ['::a00:1', 6],
-    ['64:ff9b::7f00:1', 6],
-    ['2002:7f00:1::', 6],
-    ['2001:0:4136:e378:8000:63bf:80ff:fffe', 6],
-  ])('refuses a name that resolves to %s', async (address, family) => {
-    const { err } = await run([{ address, family }], false);
-    expect(err?.message).toBe('blocked: private address');
-    expect(err?.code).toBe('EBLOCKED');
-  });
-
-  it('refuses when any of several answers is private (no picking the public one)', async () => {
-    const { err } = await run(
-      [
-        { address: '93.184.216.34', family: 4 },
-        { address: '10.1.2.3', family: 4 },
-      ],
-      true,
-    );
-    expect(err?.code).toBe('EBLOCKED');
-  });
-
-  it('passes public unicast answers through in the form asked for', async () => {
-    const answers = [
-      { address: '93.184.216.34', family: 4 },
-      { address: '2606:2800:220:1::1', family: 6 },
-    ];
-    expect(await run(answers, true)).toEqual({ err: null, address: answers });
-    expect((await run(answers, false)).address).toBe('93.184.216.34');
-  });
-
-  it('passes DNS errors through', async () => {
-    const failing = (
-      _h: string,
-      _o: LookupOptions & { all: true },
-      callback: (err: NodeJS.ErrnoException | null, a: LookupAddress[]) => void,
-    ) => callback(Object.assign(new Error('getaddrinfo ENOTFOUND'), { code: 'ENOTFOUND' }), []);
-    const err = await new Promise<NodeJS.ErrnoException | null>((resolve) =>
-      guardedLookup(failing)('nope.invalid', {}, (e) => resolve(e)),
-    );
-    expect(err?.code).toBe('ENOTFOUND');
-  });
-});
+import { WebhookHttpClient } from 'src/webhooks/delivery/webhook-http.client';
 
 describe('WebhookHttpClient.post', () => {
   const TIMEOUT_MS = 600;
@@ -173,6 +98,52 @@ describe('WebhookHttpClient.post', () => {
     };
     expect(await client.post(url, {}, '{}')).toMatchObject({ responseStatus: 204, error: null });
     expect(await client.post(url, {}, '{}')).toMatchObject({ responseStatus: null, error: 'timeout: response' });
+  });
+
+  describe('kept-alive connections', () => {
+    const sockets: unknown[] = [];
+    const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+    beforeEach(() => {
+      sockets.length = 0;
+      handler = (req, res) => {
+        req.resume();
+        sockets.push(req.socket);
+        res.writeHead(204).end();
+      };
+    });
+
+    it('closes one left idle for longer than its bound, instead of reusing it later', async () => {
+      client.close();
+      client = new WebhookHttpClient({ timeoutMs: TIMEOUT_MS, allowPrivate: true, idleSocketMs: 200 });
+      await client.post(url, {}, '{}');
+      await client.post(url, {}, '{}');
+      await pause(400);
+      expect(await client.post(url, {}, '{}')).toMatchObject({ responseStatus: 204, error: null });
+      expect(sockets[1]).toBe(sockets[0]);
+      expect(sockets[2]).not.toBe(sockets[0]);
+    });
+
+    it("closes one a second before the endpoint's announced Keep-Alive timeout", async () => {
+      // Node's server announces `Keep-Alive: timeout=2` and closes the connection after 2 s idle.
+      server.keepAliveTimeout = 2_000;
+      await client.post(url, {}, '{}');
+      await pause(1_300);
+      expect(await client.post(url, {}, '{}')).toMatchObject({ responseStatus: 204, error: null });
+      expect(sockets[1]).not.toBe(sockets[0]);
+    });
+
+    it('does not cut a request on a reused connection that waits longer than the idle bound', async () => {
+      client.close();
+      client = new WebhookHttpClient({ timeoutMs: TIMEOUT_MS, allowPrivate: true, idleSocketMs: 100 });
+      await client.post(url, {}, '{}');
+      handler = (req, res) => {
+        req.resume();
+        sockets.push(req.socket);
+        setTimeout(() => res.writeHead(204).end(), 400);
+      };
+      expect(await client.post(url, {}, '{}')).toMatchObject({ responseStatus: 204, error: null });
+      expect(sockets[1]).toBe(sockets[0]);
+    });
   });
 
   it('names a redirect, which it does not follow', async () => {

@@ -1,7 +1,6 @@
-import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
-import type { LookupFunction, Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import {
   BLOCKED_ERROR,
@@ -10,7 +9,7 @@ import {
   describeDeliveryError,
   describeStatus,
 } from 'src/webhooks/delivery/delivery-error';
-import { isIpLiteral, isPublicUnicast } from 'src/webhooks/delivery/ip-policy';
+import { guardedLookup, isIpLiteral, isPublicUnicast } from 'src/webhooks/delivery/ip-policy';
 
 export const RESPONSE_BODY_LIMIT = 1024;
 /** Read at most this much of a response before giving up on the connection. */
@@ -31,37 +30,13 @@ export interface DeliveryResult {
 export interface PostOptions {
   timeoutMs: number;
   allowPrivate: boolean;
+  /** A kept-alive connection idle this long is closed (IDLE_SOCKET_MS unless given). */
+  idleSocketMs?: number;
 }
 
-class BlockedAddressError extends Error {
-  readonly code = 'EBLOCKED';
-  constructor() {
-    super(BLOCKED_ERROR);
-  }
-}
-
-type Resolver = (
-  hostname: string,
-  options: LookupOptions & { all: true },
-  callback: (err: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void,
-) => void;
-
-/**
- * A DNS lookup for the socket itself, so the address checked is the address connected to (no
- * rebinding window). Any non-public answer refuses the whole host.
- */
-export function guardedLookup(resolve: Resolver = dnsLookup as Resolver): LookupFunction {
-  return (hostname, options, callback) => {
-    resolve(hostname, { ...options, all: true }, (err, addresses) => {
-      if (err) return callback(err, '', 0);
-      if (addresses.length === 0 || addresses.some((entry) => !isPublicUnicast(entry.address))) {
-        return callback(new BlockedAddressError(), '', 0);
-      }
-      if (options.all) return callback(null, addresses);
-      return callback(null, addresses[0].address, addresses[0].family);
-    });
-  };
-}
+/** Below the idle limits of common load balancers and NAT gateways, which drop a connection silently or
+ * with a reset once it has been idle that long; an endpoint's `Keep-Alive: timeout=N` closes it sooner. */
+const IDLE_SOCKET_MS = 30_000;
 
 /** How a reused keep-alive connection that the endpoint had closed fails. */
 const STALE_SOCKET_CODES = new Set(['ECONNRESET', 'EPIPE']);
@@ -71,11 +46,17 @@ const STALE_SOCKET_CODES = new Set(['ECONNRESET', 'EPIPE']);
  * short, capped read of the response body that never changes the outcome.
  */
 export class WebhookHttpClient {
-  private readonly httpAgent = new http.Agent({ keepAlive: true, maxFreeSockets: 256, scheduling: 'lifo' });
-  private readonly httpsAgent = new https.Agent({ keepAlive: true, maxFreeSockets: 256, scheduling: 'lifo' });
+  private readonly httpAgent: http.Agent;
+  private readonly httpsAgent: https.Agent;
   private readonly lookup = guardedLookup();
 
-  constructor(private readonly options: PostOptions) {}
+  constructor(private readonly options: PostOptions) {
+    // The agent's time-out closes idle pooled connections only (and, given, lets Node honour the
+    // endpoint's Keep-Alive hint); a request in flight is bounded by timeoutMs alone.
+    const pool = { keepAlive: true, maxFreeSockets: 256, scheduling: 'lifo' as const };
+    const timeout = options.idleSocketMs ?? IDLE_SOCKET_MS;
+    [this.httpAgent, this.httpsAgent] = [new http.Agent({ ...pool, timeout }), new https.Agent({ ...pool, timeout })];
+  }
 
   post(target: string, headers: Record<string, string>, body: string): Promise<DeliveryResult> {
     const started = performance.now();
