@@ -60,6 +60,7 @@ export async function composeAll(): Promise<Map<string, string>> {
     all.set(`verifications/${name}.sql`, sql);
   };
   await page('list-first-page', {});
+  await page('list-status', { status: 'approved,rejected' });
   await page('list-status-and-q', { status: 'approved,rejected', q: 'doe', sort: '-updated_at' });
 
   // The delivery log reads through its repository only; the service's other collaborators stay unused.
