@@ -1,8 +1,6 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { Client } from 'pg';
 import { type CreatedAccount, createAccount } from './helpers/factories';
 import { ownDatabase } from './helpers/own-database';
+import { explained, rowsRead } from './helpers/plans';
 import { type TestApp, startApp } from './helpers/test-app';
 
 /**
@@ -14,38 +12,6 @@ import { type TestApp, startApp } from './helpers/test-app';
  * match; the statement in sql/verifications/list-status.sql reads a page per status.
  */
 const PAGE = 25;
-
-interface PlanNode {
-  'Relation Name'?: string;
-  'Actual Rows': number;
-  'Actual Loops': number;
-  'Rows Removed by Filter'?: number;
-  Plans?: PlanNode[];
-}
-
-const nodesOf = (node: PlanNode): PlanNode[] => [node, ...(node.Plans ?? []).flatMap(nodesOf)];
-
-/** sql/verifications/list-status.sql under EXPLAIN ANALYZE: the plan's nodes. */
-async function explained(url: string, values: unknown[]): Promise<PlanNode[]> {
-  const text = readFileSync(join(__dirname, '..', 'sql', 'verifications', 'list-status.sql'), 'utf8');
-  const client = new Client({ connectionString: url });
-  await client.connect();
-  try {
-    const { rows } = await client.query<{ 'QUERY PLAN': { Plan: PlanNode }[] }>(
-      `EXPLAIN (ANALYZE, FORMAT JSON) ${text.slice(text.indexOf('\n') + 1)}`,
-      values,
-    );
-    return nodesOf(rows[0]['QUERY PLAN'][0].Plan);
-  } finally {
-    await client.end();
-  }
-}
-
-/** Rows the scans of verifications read: those they returned and those they read and threw away. */
-const rowsRead = (nodes: PlanNode[]) =>
-  nodes
-    .filter((node) => node['Relation Name'] === 'verifications')
-    .reduce((sum, node) => sum + node['Actual Rows'] * node['Actual Loops'] + (node['Rows Removed by Filter'] ?? 0), 0);
 
 describe('verification list by status on a skewed account with stale statistics', () => {
   let database: { url: string; drop(): Promise<void> };
@@ -105,8 +71,12 @@ describe('verification list by status on a skewed account with stale statistics'
   );
 
   it('reads one page per status from the account-and-status index, and no other row', async () => {
-    const nodes = await explained(database.url, [big.id, ['pending', 'rejected'], PAGE + 1]);
+    const nodes = await explained(database.url, 'verifications/list-status.sql', [
+      big.id,
+      ['pending', 'rejected'],
+      PAGE + 1,
+    ]);
     // At most a page per status (one more row each, for the next cursor), none thrown away.
-    expect(rowsRead(nodes)).toBeLessThanOrEqual(2 * (PAGE + 1));
+    expect(rowsRead(nodes, 'verifications')).toBeLessThanOrEqual(2 * (PAGE + 1));
   });
 });
