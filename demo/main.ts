@@ -4,7 +4,7 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { type AppConfig, ConfigError } from 'src/config/app-config';
 import { loadConfig } from 'src/config/config.module';
 import { createApp } from 'src/create-app';
-import { runMigrations } from 'src/database/migrate';
+import { runMigrations } from 'src/database/migration-runner';
 import { type Api, apiAt, type List, type Verification, type WebhookEventItem } from './demo-api';
 import { demoEnvironment, resetDemoDatabase, resetDemoQueue } from './demo-env';
 import { DemoReceiver } from './demo-receiver';

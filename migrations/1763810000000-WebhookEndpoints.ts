@@ -12,13 +12,19 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * constraint is replaced NOT VALID in one brief ALTER (no scan under its lock) and validated after,
  * which blocks neither reads nor writes; the indexes are built CONCURRENTLY. Replaced in one
  * validating ALTER and built plainly, as first written, they stopped reads and status changes for
- * 1.9 s on 1.5 M events (`npm run bench:year`), about 15 s at a year.
+ * 1.9 s on 1.5 M events (`npm run bench:year`), about 15 s at a year. The brief locks are waited
+ * for 500 ms at most: a long transaction (a report, a backup) holding webhook_events would otherwise
+ * stop every read queued behind the ALTER for as long as it runs (test/migrations-online.e2e-spec.ts).
  */
 export class WebhookEndpoints1763810000000 implements MigrationInterface {
   name = 'WebhookEndpoints1763810000000';
   transaction = false;
 
   public async up(queryRunner: QueryRunner): Promise<void> {
+    // The foreign keys lock accounts against writes, and the ALTER locks webhook_events against
+    // everything, each for an instant; but a lock waited for stops whatever queues behind it, so each
+    // waits at most 500 ms and gives up (the runner runs the migration again).
+    await queryRunner.query(`SET lock_timeout = '500ms'`);
     await queryRunner.query(`
       CREATE TABLE IF NOT EXISTS webhook_endpoints (
         account_id uuid PRIMARY KEY,
@@ -43,6 +49,8 @@ export class WebhookEndpoints1763810000000 implements MigrationInterface {
          ADD CONSTRAINT webhook_events_delivery_status_check
          CHECK (delivery_status IN ('pending', 'delivered', 'failed', 'held')) NOT VALID`,
     );
+    // The validation and the builds block neither reads nor writes, and wait as long as they must.
+    await queryRunner.query(`SET lock_timeout = 0`);
     await queryRunner.query(`ALTER TABLE webhook_events VALIDATE CONSTRAINT webhook_events_delivery_status_check`);
     // A build that failed half way leaves an invalid index: dropped, then built again.
     for (const [name, definition] of [

@@ -22,11 +22,11 @@ export class VerificationResponseJson1763820000000 implements MigrationInterface
   transaction = false;
 
   public async up(queryRunner: QueryRunner): Promise<void> {
+    // The column and the trigger lock verifications for an instant; waited for, such a lock stops every
+    // read and status change queued behind it, so each waits 500 ms at most and gives up (the runner
+    // runs the migration again). The index build blocks neither, and waits as long as it must.
+    await queryRunner.query(`SET lock_timeout = '500ms'`);
     await queryRunner.query(`ALTER TABLE verifications ADD COLUMN IF NOT EXISTS response_json text`);
-    await queryRunner.query(`DROP INDEX CONCURRENTLY IF EXISTS verifications_response_json_missing_idx`);
-    await queryRunner.query(
-      `CREATE INDEX CONCURRENTLY verifications_response_json_missing_idx ON verifications (id) WHERE response_json IS NULL`,
-    );
     await queryRunner.query(`
       CREATE OR REPLACE FUNCTION verifications_response_json_stale() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN
@@ -38,6 +38,11 @@ export class VerificationResponseJson1763820000000 implements MigrationInterface
       CREATE TRIGGER verifications_response_json_stale BEFORE UPDATE ON verifications FOR EACH ROW
         WHEN (NEW.response_json IS NOT DISTINCT FROM OLD.response_json AND NEW.response_json IS NOT NULL)
         EXECUTE FUNCTION verifications_response_json_stale()`);
+    await queryRunner.query(`SET lock_timeout = 0`);
+    await queryRunner.query(`DROP INDEX CONCURRENTLY IF EXISTS verifications_response_json_missing_idx`);
+    await queryRunner.query(
+      `CREATE INDEX CONCURRENTLY verifications_response_json_missing_idx ON verifications (id) WHERE response_json IS NULL`,
+    );
   }
 
   public async down(queryRunner: QueryRunner): Promise<void> {

@@ -19,6 +19,8 @@ export class AuditEvents1763840000000 implements MigrationInterface {
   name = 'AuditEvents1763840000000';
 
   public async up(queryRunner: QueryRunner): Promise<void> {
+    // Only tables of its own transaction, which no other session can lock: the limit is never reached.
+    await queryRunner.query(`SET LOCAL lock_timeout = '500ms'`);
     await queryRunner.query(`
       CREATE TABLE audit_events (
         sequence bigint PRIMARY KEY,

@@ -9,6 +9,9 @@ export class LegalHolds1763840000001 implements MigrationInterface {
   name = 'LegalHolds1763840000001';
 
   public async up(queryRunner: QueryRunner): Promise<void> {
+    // The foreign key locks verifications against status changes for an instant; waited for, that lock
+    // stops every change queued behind it, so it waits 500 ms at most (the runner runs the migration again).
+    await queryRunner.query(`SET LOCAL lock_timeout = '500ms'`);
     await queryRunner.query(`
       CREATE TABLE verification_legal_holds (
         verification_id uuid PRIMARY KEY,

@@ -17,6 +17,9 @@ export class AccountDueOrderIndex1763920000000 implements MigrationInterface {
   transaction = false;
 
   public async up(queryRunner: QueryRunner): Promise<void> {
+    // The build's lock blocks neither reads nor writes: it waits as long as it must for older
+    // transactions to end, rather than throw a finished build away.
+    await queryRunner.query(`SET lock_timeout = 0`);
     await queryRunner.query(`DROP INDEX CONCURRENTLY IF EXISTS webhook_events_account_due_order_idx`);
     await queryRunner.query(
       `CREATE INDEX CONCURRENTLY webhook_events_account_due_order_idx ON webhook_events (account_id, next_attempt_at, id)

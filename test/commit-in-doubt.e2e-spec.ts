@@ -1,9 +1,9 @@
 import Queue from 'bull';
 import { Client } from 'pg';
+import { runMigrations } from 'src/database/migration-runner';
 import { DeliveryGaveUp, DeliveryRetry, retryBackoff } from 'src/webhooks/queue/delivery-retry';
 import { DELIVERY_QUEUE, DELIVERY_QUEUE_SETTINGS, RETRY_BACKOFF } from 'src/webhooks/queue/webhook-queue.constants';
 import { createAccount, createVerification, createVerificationInStatus } from './helpers/factories';
-import { migrate } from './helpers/own-database';
 import { waitFor } from './helpers/poll';
 import { type LonePrimary, startLonePrimary } from './helpers/postgres-cluster';
 import { type TestApp, startApp } from './helpers/test-app';
@@ -40,7 +40,7 @@ describe('a write whose commit answer is lost', () => {
   beforeAll(async () => {
     cluster = await startLonePrimary();
     await onPrimary(`CREATE DATABASE ${DATABASE}`, [], 'postgres');
-    await migrate(cluster.primary.url(DATABASE));
+    await runMigrations(cluster.primary.url(DATABASE));
     t = await startApp({
       DATABASE_URL: cluster.primary.url(DATABASE),
       APP_ROLE: 'api',

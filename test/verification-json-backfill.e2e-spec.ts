@@ -1,6 +1,5 @@
 import { Pool } from 'pg';
-import { DataSource } from 'typeorm';
-import { migrationDataSourceOptions } from 'src/database/migration-options';
+import { runMigrations } from 'src/database/migration-runner';
 import { VERIFICATION_COLUMNS, type Verification } from 'src/verifications/verification.entity';
 import { verificationJson } from 'src/verifications/verification.mapper';
 import { MIGRATIONS } from '../migrations';
@@ -16,16 +15,6 @@ import { ownDatabase } from './helpers/own-database';
 
 const ROWS = 100_000;
 const FILL = MIGRATIONS.findIndex((migration) => migration.name === 'VerificationResponseJson1763820000000');
-
-async function runMigrations(url: string, migrations: typeof MIGRATIONS): Promise<void> {
-  const dataSource = new DataSource({ ...migrationDataSourceOptions(url), migrations });
-  await dataSource.initialize();
-  try {
-    await dataSource.runMigrations({ transaction: 'each' });
-  } finally {
-    await dataSource.destroy();
-  }
-}
 
 describe('the upgrade to response_json on 100,000 existing rows', () => {
   let database: Awaited<ReturnType<typeof ownDatabase>>;

@@ -1,6 +1,6 @@
 import Redis from 'ioredis';
 import { Client } from 'pg';
-import { createDatabaseIfMissing, runMigrations } from 'src/database/migrate';
+import { createDatabaseIfMissing, runMigrations } from 'src/database/migration-runner';
 import type { Lab } from './processes';
 import { REDIS_URL } from './service-env';
 

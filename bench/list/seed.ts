@@ -1,5 +1,5 @@
 import { Client } from 'pg';
-import { runMigrations } from 'src/database/migrate';
+import { runMigrations } from 'src/database/migration-runner';
 import { benchDatabaseUrlFrom, recreateBenchDatabase } from '../harness/db';
 import type { ApiGet } from '../harness/loads';
 import { accountIdSql, inParallel, insertVerifications, seedBenchDatabase, verificationRows } from '../harness/seed';

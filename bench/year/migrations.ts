@@ -2,12 +2,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { migrationDataSourceOptions } from 'src/database/migration-options';
-import { MIGRATIONS } from '../../migrations';
+import { LAST_OF_PREVIOUS_RELEASE, MIGRATIONS } from '../../migrations';
 import { log } from '../harness/report';
 import { renderJson } from '../harness/seed';
-
-/** The migrations of this release: every one after the last release's (1.0.0 ended with Redaction). */
-const LAST_OF_PREVIOUS_RELEASE = 'Redaction1763800000000';
 
 /** `npm run cli -- render-json`'s default --batch-size. */
 const RENDER_JSON_BATCH = 1_000;

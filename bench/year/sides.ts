@@ -1,5 +1,5 @@
 import { Client } from 'pg';
-import { runMigrations } from 'src/database/migrate';
+import { runMigrations } from 'src/database/migration-runner';
 import { ApiClient, BenchVerification, apiClient } from '../harness/api';
 import { benchDatabaseUrlFrom, cleanRedisPrefixes, dropBenchDatabase, recreateBenchDatabase } from '../harness/db';
 import { BenchProcess, Lab, startService } from '../harness/processes';

@@ -1,6 +1,5 @@
 import { Client } from 'pg';
-import { DataSource } from 'typeorm';
-import { migrationDataSourceOptions } from 'src/database/migration-options';
+import { runMigrations } from 'src/database/migration-runner';
 
 /** Runs statements on the server's maintenance database, beside the one in the URL. */
 async function withServer<T>(databaseUrl: string, work: (client: Client) => Promise<T>): Promise<T> {
@@ -39,17 +38,6 @@ async function dropDatabase(databaseUrl: string, name: string): Promise<void> {
   });
 }
 
-/** Builds the schema as `npm run migration:run` does (src/database/migrate.ts imports Nest, which Jest cannot load). */
-export async function migrate(databaseUrl: string): Promise<void> {
-  const migrator = new DataSource(migrationDataSourceOptions(databaseUrl));
-  await migrator.initialize();
-  try {
-    await migrator.runMigrations({ transaction: 'each' });
-  } finally {
-    await migrator.destroy();
-  }
-}
-
 /**
  * A database of the spec's own beside the worker's (`<its database>_<suffix>`), migrated, for a spec that
  * needs what no other spec has written (the worker's database is shared by every spec file it runs).
@@ -59,6 +47,6 @@ export async function ownDatabase(suffix: string, migrated = true): Promise<{ ur
   const name = new URL(url).pathname.slice(1);
   if (!/test/.test(name)) throw new Error(`Refusing to use database ${name}: its name does not say test`);
   await onServer(url, `CREATE DATABASE "${name}"`);
-  if (migrated) await migrate(url);
+  if (migrated) await runMigrations(url);
   return { url, drop: () => dropDatabase(url, name) };
 }
