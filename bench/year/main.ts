@@ -4,9 +4,10 @@
  * worker process each). Each figure is taken on both in the same run and printed as big, small and
  * big ÷ small: every public route and filter, paced, in interleaved slices (routes.ts); the
  * background statements at idle; status changes and their webhooks; the drain of a Redis outage's
- * backlog against the steady delivery rate (phases.ts); then each retention setting's first pass on
- * the year, with another client's list and fresh status changes during it against the same without
- * it (passes.ts). See docs/performance.md; the options and their defaults are in parseOptions.
+ * backlog against the steady delivery rate (phases.ts), and another client's list and fresh changes
+ * while a backlog drains against the same without one (drain-reads.ts); then each retention setting's
+ * first pass on the year, with another client's list and fresh status changes during it against the
+ * same without it (passes.ts). See docs/performance.md; the options and their defaults are in parseOptions.
  */
 import { DEFAULT_RETENTION_BUDGET_PERCENT } from 'src/config/app-config';
 import { warnIfFewConnections } from '../harness/db';
@@ -16,6 +17,7 @@ import { runBench } from '../harness/processes';
 import { fmt, footer, log, table, verdict } from '../harness/report';
 import { interleave } from '../harness/slices';
 import { MigrationFigures, checkMigrations } from './migrations';
+import { drainReads } from './drain-reads';
 import { changeRounds, drainBacklog, idleCost } from './phases';
 import { PASSES, PassName, p99, retentionPass } from './passes';
 import { routesOf } from './routes';
@@ -171,6 +173,31 @@ runBench('bench:year', parseOptions, async (o, lab) => {
     const bigShare = (b?.rate ?? 0) / (steady[0] ?? NaN);
     verdicts.push(
       verdict(bigShare >= 0.8, `a backlog drains at >= 0.8 x steady delivery on a year (${fmt(bigShare, 2)} x)`),
+    );
+    const options = { rate: o.rate, slice: o.slice, slices: o.slices, warmup: o.warmup, during: o.during };
+    const r = await drainReads(big, steady[0] ?? NaN, options);
+    failures += r.list.drain.failures + r.list.none.failures;
+    const [listRatio, freshP99] = [r.list.drain.p99 / r.list.none.p99, p99(r.fresh.drain)];
+    log();
+    log(
+      `On the year, slices of ${o.slice} s with a backlog of ${fmt(r.backlog)} draining and with nothing pending, taking turns (the backlog still draining when ${r.outlasted} of ${o.slices} drain slices ended); another client's list at ${o.rate}/s, fresh changes at ${o.during}/s:`,
+    );
+    const during = [
+      ["another client's list p99 ms", ...ratioCells(r.list.drain.p99, r.list.none.p99)],
+      ['fresh commit→arrival p99 ms', ...ratioCells(freshP99, p99(r.fresh.none), 0)],
+    ];
+    log(table(['while a backlog drains', 'draining', 'nothing pending', 'draining ÷ not'], during));
+    verdicts.push(
+      verdict(
+        listRatio <= 1.5,
+        `another client's list p99 within 1.5 x while a backlog drains (${fmt(listRatio, 2)} x)`,
+      ),
+    );
+    verdicts.push(
+      verdict(
+        freshP99 < 250,
+        `fresh changes' commit→arrival p99 < 250 ms while a backlog drains (${fmt(freshP99)} ms)`,
+      ),
     );
   }
 

@@ -3,7 +3,7 @@ import { pacedChanges, pacedLoad } from '../harness/loads';
 import { Lab, startService } from '../harness/processes';
 import { fmt, log } from '../harness/report';
 import { benchSecret } from '../harness/service-env';
-import { Measured, Tally, percentile } from '../harness/slices';
+import { type LoadRun, Measured, Tally, percentile } from '../harness/slices';
 import { gateOf } from '../retention/gate';
 import type { Arrival } from '../webhooks/receiver';
 import { MEDIUM } from './seed';
@@ -34,6 +34,33 @@ export type PassFigures = {
 };
 
 type Changed = { type: string; data?: { verification?: { id: string; version: number; updated_at: string } } };
+
+/** One slice's loads: another client's list into `tally`, and fresh status changes of the hooked accounts at `during`/s. */
+export async function sliceLoads(side: Side, list: LoadRun, tally: Tally, o: { slice: number; during: number }) {
+  const [, changes] = await Promise.all([
+    list(o.slice, tally),
+    pacedChanges(side.client, side.moving, o.during, o.during * o.slice),
+  ]);
+  return changes;
+}
+
+/**
+ * Waits for the webhooks of a slice's fresh changes; their commit→arrival in ms, and every other
+ * arrival of the window (a backlog's, a pass's redaction webhooks).
+ */
+export async function freshArrivals(side: Side, changes: Awaited<ReturnType<typeof sliceLoads>>, what: string) {
+  const made = new Set(changes.responded.keys());
+  const isFresh = (a: Arrival): boolean => {
+    const body = JSON.parse(a.body) as Changed;
+    const v = body.data?.verification;
+    return body.type === 'verification.status_changed' && made.has(`${v?.id}:${v?.version}`);
+  };
+  const { arrivals } = await side.receiver.collect(made.size, what, isFresh);
+  const ms = arrivals
+    .filter(isFresh)
+    .map((a) => a.at - Date.parse((JSON.parse(a.body) as Changed).data?.verification?.updated_at ?? ''));
+  return { ms, others: arrivals.filter((a) => !isFresh(a)) };
+}
 
 /**
  * One retention pass on `side`, by a worker of its own (pass-gate.js preloaded: the bench holds its
@@ -80,20 +107,9 @@ export async function retentionPass(lab: Lab, side: Side, name: PassName, o: Pas
     for (const kind of round % 2 ? (['none', 'pass'] as const) : (['pass', 'none'] as const)) {
       if (kind === 'pass') gate.resume();
       const t0 = performance.now();
-      const [, changes] = await Promise.all([
-        list(o.slice, tallies[kind]),
-        pacedChanges(side.client, side.moving, o.during, o.during * o.slice),
-      ]);
+      const changes = await sliceLoads(side, list, tallies[kind], o);
       if (kind === 'pass') await gate.pause().then(() => (seconds += (performance.now() - t0) / 1000));
-      const made = new Set(changes.responded.keys());
-      const isFresh = (a: Arrival): boolean => {
-        const body = JSON.parse(a.body) as Changed;
-        const v = body.data?.verification;
-        return body.type === 'verification.status_changed' && made.has(`${v?.id}:${v?.version}`);
-      };
-      const { arrivals } = await side.receiver.collect(made.size, `${side.name} ${name} ${kind}`, isFresh);
-      for (const a of arrivals.filter(isFresh))
-        fresh[kind].push(a.at - Date.parse((JSON.parse(a.body) as Changed).data?.verification?.updated_at ?? ''));
+      fresh[kind].push(...(await freshArrivals(side, changes, `${side.name} ${name} ${kind}`)).ms);
     }
     const done = due - (await count());
     log(

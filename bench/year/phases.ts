@@ -81,6 +81,16 @@ export async function changeRounds(sides: Side[], o: { rounds: number; seconds: 
  * Deliveries/s from the first arrival to the last, per side, one side at a time.
  */
 export async function drainBacklog(side: Side, total: number): Promise<{ rate: number; missing: number }> {
+  const inserted = await insertBacklog(side, total);
+  const { arrivals, missing } = await side.receiver.collect(inserted, `${side.name} backlog`);
+  const times = arrivals.map((a) => a.at).sort((a, b) => a - b);
+  const rate = arrivals.length / (((times[times.length - 1] ?? NaN) - (times[0] ?? NaN)) / 1000);
+  log(`${side.name}: a backlog of ${fmt(inserted)} drained at ${fmt(rate)}/s`);
+  return { rate, missing };
+}
+
+/** Inserts about `total` pending events without a queue job, spread evenly over the hooked accounts; returns how many. */
+export async function insertBacklog(side: Side, total: number): Promise<number> {
   const perAccount = Math.ceil(total / side.hooked.length);
   const { rows } = await side.db.query<{ body: string }>(
     `SELECT body FROM webhook_events WHERE delivery_status = 'delivered' ORDER BY created_at DESC LIMIT 1`,
@@ -92,10 +102,5 @@ export async function drainBacklog(side: Side, total: number): Promise<{ rate: n
        FROM generate_series(1, $2) AS n CROSS JOIN unnest($3::int[]) AS i`,
     [rows[0]?.body ?? '{}', perAccount, side.hooked],
   );
-  const inserted = perAccount * side.hooked.length;
-  const { arrivals, missing } = await side.receiver.collect(inserted, `${side.name} backlog`);
-  const times = arrivals.map((a) => a.at).sort((a, b) => a - b);
-  const rate = arrivals.length / (((times[times.length - 1] ?? NaN) - (times[0] ?? NaN)) / 1000);
-  log(`${side.name}: a backlog of ${fmt(inserted)} drained at ${fmt(rate)}/s`);
-  return { rate, missing };
+  return perAccount * side.hooked.length;
 }
