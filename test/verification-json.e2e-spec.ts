@@ -71,7 +71,9 @@ describe('verification JSON of rows written without their stored text', () => {
   });
 
   it('an update that does not write the text (an older release) nulls it, and the routes render the row', async () => {
-    const [id] = await insertRows(t.db, account.id, fc.sample(rowFields(validDate), { numRuns: 1 }));
+    // A version the update can raise: fast-check favours the bounds, and 2^31 - 1 + 1 is out of range.
+    const raisable = rowFields(validDate).filter((row) => row.version < 2 ** 31 - 1);
+    const [id] = await insertRows(t.db, account.id, fc.sample(raisable, { numRuns: 1 }));
     await cliWith({}, 'render-json');
     const before = (await storedTexts(t.db, [id])).get(id);
     expect(before).not.toBeNull();
