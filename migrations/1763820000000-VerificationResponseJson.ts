@@ -33,9 +33,9 @@ export class VerificationResponseJson1763820000000 implements MigrationInterface
         NEW.response_json := NULL;
         RETURN NEW;
       END $$`);
-    await queryRunner.query(`DROP TRIGGER IF EXISTS verifications_response_json_stale ON verifications`);
+    // One statement, so that a run made again never leaves the table without the trigger (PostgreSQL 14+).
     await queryRunner.query(`
-      CREATE TRIGGER verifications_response_json_stale BEFORE UPDATE ON verifications FOR EACH ROW
+      CREATE OR REPLACE TRIGGER verifications_response_json_stale BEFORE UPDATE ON verifications FOR EACH ROW
         WHEN (NEW.response_json IS NOT DISTINCT FROM OLD.response_json AND NEW.response_json IS NOT NULL)
         EXECUTE FUNCTION verifications_response_json_stale()`);
     await queryRunner.query(`SET lock_timeout = 0`);

@@ -9,6 +9,7 @@ import { migrationDataSourceOptions } from 'src/database/migration-options';
 import { runMigrations } from 'src/database/migration-runner';
 import { LAST_OF_PREVIOUS_RELEASE, MIGRATIONS } from '../migrations';
 import { ownDatabase } from './helpers/own-database';
+import { startLonePrimary } from './helpers/postgres-cluster';
 import { waitFor } from './helpers/poll';
 
 /**
@@ -136,14 +137,15 @@ describe("this release's migrations on a database that is serving", () => {
         (n) => n > 0,
         'a migration waiting for a lock on webhook_events',
       );
-      // ...and a read that comes after it must not wait behind it: it is answered while the blocker
-      // still holds its lock (the blocker ends when the read is answered, or after 15 s at most).
+      // ...and a read that comes after it waits at most the migration's lock_timeout: it is answered
+      // while the blocker still holds its lock (the blocker ends when the read is answered, or after 5 s
+      // at most, ten times the migration's lock_timeout, as a guard against a hang).
       let blockerEnded = false;
       let guard: NodeJS.Timeout | undefined;
       const read = reader.query('SELECT count(*) FROM webhook_events').then(() => !blockerEnded);
       const answeredFirst = await Promise.race([
         read,
-        new Promise<false>((resolve) => (guard = setTimeout(() => resolve(false), 15_000))),
+        new Promise<false>((resolve) => (guard = setTimeout(() => resolve(false), 5_000))),
       ]);
       clearTimeout(guard);
       blockerEnded = true;
@@ -158,4 +160,59 @@ describe("this release's migrations on a database that is serving", () => {
       await database.drop();
     }
   });
+
+  it('have autovacuum give a table up rather than wait for it to end', async () => {
+    // A server of the test's own: the machine's runs without autovacuum.
+    const cluster = await startLonePrimary();
+    try {
+      const admin = new Client({ connectionString: cluster.primary.url('postgres') });
+      await admin.connect();
+      await admin.query('CREATE DATABASE kyc_autovacuum');
+      await admin.query(`ALTER SYSTEM SET autovacuum_naptime = '5s'`);
+      await admin.query('SELECT pg_reload_conf()');
+      await admin.end();
+      const url = cluster.primary.url('kyc_autovacuum');
+      await runMigrations(url, PREVIOUS);
+      const db = new Client({ connectionString: url });
+      await db.connect();
+      // Enough events for a vacuum slowed to one page per 100 ms to hold webhook_events for a minute
+      // (no account rows: foreign keys are not checked in this session).
+      await db.query(`SET session_replication_role = replica`);
+      await db.query(
+        `INSERT INTO webhook_events (id, account_id, verification_id, type, body, created_at, delivery_status)
+         SELECT gen_random_uuid(), gen_random_uuid(), gen_random_uuid(), 'verification.status_changed',
+                (SELECT string_agg(md5(random()::text || i), '') FROM generate_series(1, 30) i WHERE g > 0),
+                now(), 'delivered'
+           FROM generate_series(1, 3000) g`,
+      );
+      await db.query(
+        `ALTER TABLE webhook_events SET (autovacuum_vacuum_insert_threshold = 1, autovacuum_vacuum_insert_scale_factor = 0,
+           autovacuum_vacuum_cost_delay = 100, autovacuum_vacuum_cost_limit = 1)`,
+      );
+      await waitFor(
+        async () => {
+          const { rows } = await db.query<{ n: number }>(
+            `SELECT count(*)::int AS n FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+             WHERE a.backend_type = 'autovacuum worker' AND l.relation = 'webhook_events'::regclass`,
+          );
+          return rows[0].n;
+        },
+        (n) => n > 0,
+        'autovacuum on webhook_events',
+        60_000,
+      );
+      await db.end();
+      const mark = cluster.primary.logMark();
+      const lines: string[] = [];
+      expect(await runMigrations(url, undefined, (line) => lines.push(line))).toEqual(
+        RELEASE.map((migration) => migration.name),
+      );
+      // The migration gave its lock up, the runner asked for the vacuum's own lock mode, and
+      // PostgreSQL cancelled the vacuum (which a 500 ms lock_timeout alone never makes it do).
+      expect(lines.some((line) => line.includes('asking autovacuum to give up webhook_events'))).toBe(true);
+      expect(cluster.primary.logSince(mark)).toContain('canceling autovacuum task');
+    } finally {
+      cluster.close();
+    }
+  }, 180_000);
 });

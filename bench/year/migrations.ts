@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { migrationDataSourceOptions } from 'src/database/migration-options';
+import { runMigrations } from 'src/database/migration-runner';
 import { LAST_OF_PREVIOUS_RELEASE, MIGRATIONS } from '../../migrations';
 import { log } from '../harness/report';
 import { renderJson } from '../harness/seed';
@@ -95,11 +96,7 @@ export async function checkMigrations(databaseUrl: string): Promise<MigrationFig
   };
   for (let i = 0; i < release.length; i++) {
     const upTo = MIGRATIONS.slice(0, first + i + 1);
-    await step(release[i]?.name ?? '', async () => {
-      const one = new DataSource({ ...migrationDataSourceOptions(databaseUrl), migrations: upTo });
-      await one.initialize();
-      await one.runMigrations({ transaction: 'each' }).finally(() => one.destroy());
-    });
+    await step(release[i]?.name ?? '', () => runMigrations(databaseUrl, upTo, log));
   }
   await step(`render-json (the stored JSON, the CLI's batches of ${RENDER_JSON_BATCH})`, () =>
     renderJson(databaseUrl, RENDER_JSON_BATCH),

@@ -29,10 +29,55 @@ const LOCK_NOT_AVAILABLE = '55P03';
 /**
  * A migration that waits for a lock the service's reads or writes would queue behind sets a short
  * lock_timeout (CONTRIBUTING, writing a migration): when it gives up, the run is made again after
- * this pause, this many times at most (about five minutes), then fails saying why.
+ * this pause, this many times at most (about six minutes), then fails saying why.
  */
 const LOCK_RETRY_PAUSE_MS = 2_000;
 const LOCK_RETRIES = 150;
+
+/**
+ * Autovacuum holds its table's SHARE UPDATE EXCLUSIVE lock for as long as it runs (minutes on a large
+ * table) and gives it up to a lock request only once that request has waited deadlock_timeout (1 s by
+ * default), which a migration's 500 ms never reaches: without help, a migration would give up again
+ * and again until the vacuum ended. So after a lock was given up, the runner asks, on each table an
+ * autovacuum worker holds in this database, for that same lock mode, which no read or write queues
+ * behind; PostgreSQL answers by cancelling the vacuum, and autovacuum comes back to the table later.
+ * One that prevents wraparound is not cancelled: the request gives up after AUTOVACUUM_WAIT_MS. No
+ * privilege is needed beyond the migrations' own on the table.
+ */
+const AUTOVACUUM_WAIT_MS = 5_000;
+
+/** Returns how many tables autovacuum gave up. */
+async function cancelAutovacuums(databaseUrl: string, log: (line: string) => void): Promise<number> {
+  const client = new Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ name: string }>(
+      `SELECT DISTINCT c.oid::regclass::text AS name
+         FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid JOIN pg_class c ON c.oid = l.relation
+        WHERE a.backend_type = 'autovacuum worker' AND l.locktype = 'relation' AND l.granted
+          AND l.mode = 'ShareUpdateExclusiveLock' AND c.relkind IN ('r', 'p')
+          AND c.relnamespace NOT IN ('pg_catalog'::regnamespace, 'pg_toast'::regnamespace)
+          AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())`,
+    );
+    let freed = 0;
+    for (const { name } of rows) {
+      log(`migrations: asking autovacuum to give up ${name}`);
+      await client.query('BEGIN');
+      try {
+        await client.query(`SET LOCAL lock_timeout = ${AUTOVACUUM_WAIT_MS}`);
+        await client.query(`LOCK TABLE ${name} IN SHARE UPDATE EXCLUSIVE MODE`);
+        freed += 1;
+      } catch (error) {
+        log(`migrations: autovacuum kept ${name} (${(error as Error).message})`);
+      } finally {
+        await client.query('ROLLBACK');
+      }
+    }
+    return freed;
+  } finally {
+    await client.end();
+  }
+}
 
 function gaveUpALock(error: unknown): boolean {
   const { code, driverError } = error as { code?: unknown; driverError?: { code?: unknown } };
@@ -87,12 +132,19 @@ export async function runMigrations(
       const after = await runOnce(options, (names) => (first ??= names));
       return after.filter((name) => !first?.includes(name));
     } catch (error) {
-      if (!gaveUpALock(error) || retry > LOCK_RETRIES) throw error;
+      if (!gaveUpALock(error)) throw error;
       const message = error instanceof Error ? error.message : String(error);
+      if (retry > LOCK_RETRIES) {
+        throw new Error(`gave up waiting for a lock ${retry} times, each after its lock_timeout (${message})`, {
+          cause: error,
+        });
+      }
       log(
-        `migrations: a statement gave up waiting for a lock (${message}); running them again in ` +
-          `${LOCK_RETRY_PAUSE_MS / 1000} s (${retry} of ${LOCK_RETRIES})`,
+        `migrations: a statement gave up waiting for a lock (${message}); running them again ` +
+          `(${retry} of ${LOCK_RETRIES})`,
       );
+      // Straight away once autovacuum gave a table up, before it comes back to it (autovacuum_naptime).
+      if ((await cancelAutovacuums(databaseUrl, log)) > 0) continue;
       await new Promise((resolve) => setTimeout(resolve, LOCK_RETRY_PAUSE_MS));
     }
   }
