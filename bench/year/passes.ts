@@ -50,16 +50,20 @@ export async function sliceLoads(side: Side, list: LoadRun, tally: Tally, o: { s
  */
 export async function freshArrivals(side: Side, changes: Awaited<ReturnType<typeof sliceLoads>>, what: string) {
   const made = new Set(changes.responded.keys());
-  const isFresh = (a: Arrival): boolean => {
+  /** The arrival's verification when it is the webhook of one of the slice's changes. */
+  const freshOf = (a: Arrival) => {
     const body = JSON.parse(a.body) as Changed;
     const v = body.data?.verification;
-    return body.type === 'verification.status_changed' && made.has(`${v?.id}:${v?.version}`);
+    return body.type === 'verification.status_changed' && made.has(`${v?.id}:${v?.version}`) ? v : undefined;
   };
-  const { arrivals } = await side.receiver.collect(made.size, what, isFresh);
-  const ms = arrivals
-    .filter(isFresh)
-    .map((a) => a.at - Date.parse((JSON.parse(a.body) as Changed).data?.verification?.updated_at ?? ''));
-  return { ms, others: arrivals.filter((a) => !isFresh(a)) };
+  const { arrivals } = await side.receiver.collect(made.size, what, (a) => freshOf(a) !== undefined);
+  const [ms, others] = [[] as number[], [] as Arrival[]];
+  for (const a of arrivals) {
+    const v = freshOf(a);
+    if (v) ms.push(a.at - Date.parse(v.updated_at));
+    else others.push(a);
+  }
+  return { ms, others };
 }
 
 /**
