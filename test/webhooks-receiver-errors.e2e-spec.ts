@@ -2,6 +2,7 @@ import http from 'node:http';
 import https from 'node:https';
 import net from 'node:net';
 import { createAccount, createVerification, transition } from './helpers/factories';
+import { neverAcceptingPort } from './helpers/never-accepting-port';
 import { TestApp, freePort, startApp } from './helpers/test-app';
 import { TestCertificates, makeTestCertificates } from './helpers/tls-certs';
 
@@ -129,6 +130,15 @@ describe('webhook delivery against misbehaving receivers', () => {
     const event = await firstAttempt(`https://${host}/hook`);
     expect(event.attempts?.[0]).toMatchObject({ response_status: null, error: 'timeout: tls' });
     expect(event.attempts?.[0].duration_ms).toBeGreaterThanOrEqual(TIMEOUT_MS - 100);
+  });
+
+  it('times out in the connect phase on a port whose connections are never accepted', async () => {
+    const stuck = await neverAcceptingPort();
+    try {
+      await expectFirstError(`http://127.0.0.1:${stuck.port}/hook`, 'timeout: connect');
+    } finally {
+      stuck.close();
+    }
   });
 
   it('times out in the response phase on a receiver that never answers', async () => {

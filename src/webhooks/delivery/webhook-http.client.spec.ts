@@ -1,8 +1,7 @@
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
-import { type AddressInfo, type Socket, connect, createServer as createTcpServer } from 'node:net';
+import { type AddressInfo, createServer as createTcpServer } from 'node:net';
 import { WebhookHttpClient } from 'src/webhooks/delivery/webhook-http.client';
+import { neverAcceptingPort } from '../../../test/helpers/never-accepting-port';
 
 describe('WebhookHttpClient.post', () => {
   const TIMEOUT_MS = 600;
@@ -116,27 +115,15 @@ describe('WebhookHttpClient.post', () => {
     const { port } = endpoint.address() as AddressInfo;
     const target = `http://127.0.0.1:${port}/hook`;
     expect(await client.post(target, {}, '{}')).toMatchObject({ responseStatus: 204, error: null });
-    // The port is then held by a process that never accepts, with an accept queue of two kept full:
-    // a further connection's SYN is dropped, and its connect never completes.
-    // (Its listener closes at once; close's callback would wait for the kept-alive connection to end.)
+    // The port is then held by a process that never accepts, its accept queue kept full: the new
+    // connection's SYN is dropped, and its connect never completes. (The endpoint's listener closes at
+    // once; close's callback would wait for the kept-alive connection to end.)
     endpoint.close();
-    const listen = `require('net').createServer().listen({ port: ${port}, host: '127.0.0.1', backlog: 1 }, () => {
-      console.log('listening');
-      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0);
-    })`;
-    const stuck = spawn(process.execPath, ['-e', listen], { stdio: ['ignore', 'pipe', 'inherit'] });
-    const queued: Socket[] = [];
+    const stuck = await neverAcceptingPort(port);
     try {
-      const exited = once(stuck, 'exit').then(() => Promise.reject(new Error('the listener could not take the port')));
-      await Promise.race([once(stuck.stdout, 'data'), exited]);
-      for (let i = 0; i < 2; i += 1) {
-        queued.push(connect(port, '127.0.0.1'));
-        await once(queued[i], 'connect');
-      }
       expect(await client.post(target, {}, '{}')).toMatchObject({ responseStatus: null, error: 'timeout: connect' });
     } finally {
-      for (const socket of queued) socket.destroy();
-      stuck.kill('SIGKILL');
+      stuck.close();
     }
   });
 
