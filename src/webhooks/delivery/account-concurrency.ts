@@ -122,6 +122,27 @@ export class AccountConcurrency {
     return (await this.redis.zcount(this.key(accountId), `(${Date.now()}`, '+inf')) < maintenanceSlots(this.limit);
   }
 
+  /** How many slots each account holds now, for the relay's measure of its room (expired members not counted). */
+  async held(accountIds: string[]): Promise<Map<string, number>> {
+    const pipeline = this.redis.pipeline();
+    for (const accountId of accountIds) pipeline.zcount(this.key(accountId), `(${Date.now()}`, '+inf');
+    const counts = await pipeline.exec();
+    return new Map(
+      accountIds.map((accountId, i) => {
+        const [error, count] = counts?.[i] ?? [new Error('no reply')];
+        if (error) throw error;
+        return [accountId, Number(count)];
+      }),
+    );
+  }
+
+  /** Events of these accounts wait their turn (the relay set them aside): their releases say so, as after a refusal. */
+  async markWaiting(accountIds: string[]): Promise<void> {
+    const pipeline = this.redis.pipeline();
+    for (const accountId of accountIds) pipeline.set(this.waitingKey(accountId), '1', 'PX', this.holdMs);
+    for (const [error] of (await pipeline.exec()) ?? []) if (error) throw error;
+  }
+
   private waitingKey(accountId: string): string {
     return `${this.key(accountId)}:waiting`;
   }

@@ -1,10 +1,15 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
 import { NIL as BELOW_EVERY_ACCOUNT } from 'uuid';
+import type { AppConfig } from 'src/config/app-config';
+import { APP_CONFIG } from 'src/config/config.module';
+import { AccountConcurrency } from 'src/webhooks/delivery/account-concurrency';
 import { advanceEach } from 'src/webhooks/delivery/advance-each';
 import { EndpointLifecycle } from 'src/webhooks/endpoint/endpoint-lifecycle.service';
+import { maintenanceSlots } from 'src/webhooks/queue/delivery-job';
 import { DeliveryQueue } from 'src/webhooks/queue/delivery-queue.service';
+import type { DeliveryJobSource } from 'src/webhooks/tables/event-rows';
 import { WebhookEventRepository } from 'src/webhooks/tables/webhook-event.repository';
 
 /** An event is relayed once it is this late: well past the enqueue after commit or a Bull delay. */
@@ -29,6 +34,12 @@ const RELAY_MS = 60_000;
  * queue has room (fewer than QUEUED_BOUND jobs waiting), for up to RELAY_MS, so a backlog (after a
  * Redis outage) drains at the rate deliveries run, never flooding Redis with it; relayed events are
  * due again from the relay's time, so the next pass takes the next ones, until one finds none left.
+ *
+ * An account's relayed events are queued only as far as its room: the maintenance lane's slots less
+ * those it holds, or less its events queued in the last OVERDUE_MS if more (jobs not started yet).
+ * The rest wait their turn in the database, as a worker would have set them aside one job at a time
+ * (`park`), and go out as its deliveries end (`advance`). So one account's backlog behind its busy
+ * endpoint never fills the queue that another account's lost event is relayed to.
  */
 @Injectable()
 export class WebhookSweeper {
@@ -39,7 +50,14 @@ export class WebhookSweeper {
     private readonly events: WebhookEventRepository,
     private readonly deliveryQueue: DeliveryQueue,
     private readonly endpoints: EndpointLifecycle,
-  ) {}
+    private readonly slots: AccountConcurrency,
+    @Inject(APP_CONFIG) config: AppConfig,
+  ) {
+    this.window = maintenanceSlots(config.webhookMaxInFlightPerAccount);
+  }
+
+  /** An account's deliveries due in the maintenance lane at a time (its slots for it). */
+  private readonly window: number;
 
   private stopped = false;
   /** The last account the previous sweep moved on, when it stopped short of the last one waiting. */
@@ -105,15 +123,43 @@ export class WebhookSweeper {
       // not make another account's lost one wait for as many round trips.
       const lost = await Promise.all(due.map((event) => this.deliveryQueue.jobIsGone(event)));
       const missing = due.filter((_, i) => lost[i]);
-      if (missing.length > 0) {
-        await this.events.attemptNow(
-          missing.map((event) => ({ eventId: event.id, cycle: event.cycle })),
-          manager,
-        );
-        await this.deliveryQueue.enqueue(missing);
-        this.logger.log(`relayed ${missing.length} webhook event(s) to the delivery queue`);
+      if (missing.length === 0) return 0;
+      const { queued, parked } = await this.withinRoom(manager, missing);
+      await this.events.attemptNow(queued.map(refOf), manager);
+      if (parked.length > 0) {
+        await this.events.parkAll(parked.map(refOf), manager);
+        await this.slots.markWaiting([...new Set(parked.map((event) => event.accountId))]);
       }
+      await this.deliveryQueue.enqueue(queued);
+      this.logger.log(`relayed ${missing.length} webhook event(s) to the delivery queue`);
+      if (parked.length > 0)
+        this.logger.log(`${parked.length} of them wait their turn: their accounts have the most deliveries due`);
       return missing.length;
     });
   }
+
+  /** The events to queue now, oldest first as far as each account's room goes, and the rest (see the class). */
+  private async withinRoom(
+    manager: EntityManager,
+    events: DeliveryJobSource[],
+  ): Promise<{ queued: DeliveryJobSource[]; parked: DeliveryJobSource[] }> {
+    const accounts = [...new Set(events.map((event) => event.accountId))];
+    const [held, lately] = await Promise.all([
+      this.slots.held(accounts),
+      this.events.dueLately(manager, accounts, OVERDUE_MS / 1000, this.window),
+    ]);
+    const room = new Map(accounts.map((id) => [id, this.window - Math.max(held.get(id) ?? 0, lately.get(id) ?? 0)]));
+    const queued: DeliveryJobSource[] = [];
+    const parked: DeliveryJobSource[] = [];
+    for (const event of events) {
+      const left = room.get(event.accountId) ?? 0;
+      room.set(event.accountId, left - 1);
+      (left > 0 ? queued : parked).push(event);
+    }
+    return { queued, parked };
+  }
+}
+
+function refOf(event: DeliveryJobSource): { eventId: string; cycle: number } {
+  return { eventId: event.id, cycle: event.cycle };
 }

@@ -33,6 +33,8 @@ const COLUMNS = `id, account_id AS "accountId", verification_id AS "verification
   last_attempt_at AS "lastAttemptAt", last_response_status AS "lastResponseStatus", last_error AS "lastError",
   next_attempt_at AS "nextAttemptAt", delivered_at AS "deliveredAt"`;
 type ColumnValue = (event: WebhookEvent) => string | Date | null;
+/** One delivery cycle of an event. */
+type EventRef = { eventId: string; cycle: number };
 
 /** The columns an outbox insert writes, in its order; the others take their defaults. */
 const INSERTED: readonly (readonly [string, string, ColumnValue])[] = [
@@ -285,13 +287,42 @@ export class WebhookEventRepository {
   }
 
   /** The pending events' next attempts due now: the dashboard's Promote; the relay's, so its next pass takes the next. */
-  async attemptNow(refs: { eventId: string; cycle: number }[], manager = this.dataSource.manager): Promise<void> {
+  async attemptNow(refs: EventRef[], manager = this.dataSource.manager): Promise<void> {
+    await this.setDue(manager, refs, 'now()');
+  }
+
+  /** The relay's events whose accounts have no room: each waits its turn (no due time; `promoteWaiting`), as `park` does. */
+  async parkAll(refs: EventRef[], manager: EntityManager): Promise<void> {
+    await this.setDue(manager, refs, 'NULL');
+  }
+
+  private async setDue(manager: EntityManager, refs: EventRef[], due: 'now()' | 'NULL'): Promise<void> {
+    if (refs.length === 0) return;
     await manager.query(
-      `UPDATE webhook_events e SET next_attempt_at = now()
+      `UPDATE webhook_events e SET next_attempt_at = ${due}
          FROM unnest($1::uuid[], $2::integer[]) AS r(id, cycle)
         WHERE e.id = r.id AND e.cycle = r.cycle AND e.delivery_status = 'pending' AND e.next_attempt_at IS NOT NULL`,
       [refs.map((ref) => ref.eventId), refs.map((ref) => ref.cycle)],
     );
+  }
+
+  /**
+   * How many of each account's pending events came due in the last `seconds`, up to `cap` each (caller's
+   * transaction): those just queued, whose jobs have not all started yet. Sort-free; one index range per account.
+   */
+  async dueLately(
+    manager: EntityManager,
+    accountIds: string[],
+    seconds: number,
+    cap: number,
+  ): Promise<Map<string, number>> {
+    const sql = `SELECT a AS "accountId", (SELECT count(*)::int FROM (SELECT FROM webhook_events w
+        WHERE w.delivery_status = 'pending' AND w.next_attempt_at IS NOT NULL
+          AND (w.account_id, w.next_attempt_at) >= (a, now() - make_interval(secs => $2))
+          AND (w.account_id, w.next_attempt_at) <= (a, now()) ORDER BY w.account_id, w.next_attempt_at LIMIT $3) d) AS n
+      FROM unnest($1::uuid[]) AS a`;
+    const rows = await withSortFreePlan(manager, () => manager.query(sql, [accountIds, seconds, cap]));
+    return new Map((rows as { accountId: string; n: number }[]).map((row) => [row.accountId, row.n]));
   }
 
   /** Up to `limit` events `overdueSeconds` late (caller's transaction), each late account's equal share; sort-free. */
