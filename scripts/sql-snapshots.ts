@@ -93,8 +93,8 @@ export async function composeAll(): Promise<Map<string, string>> {
   await log('delivery-log-statuses', { delivery_status: 'failed,held' });
   await log('delivery-log-verification-statuses', { delivery_status: 'failed', verification_id: ACCOUNT });
 
-  const [pin, overdue, restore, , , promote, , deleteAged, countAged, countExpired, replay, backlog, , room] =
-    await captured(async (query) => {
+  const [pin, overdue, restore, , , promote, , deleteAged, countAged, countExpired, replay, backlog] = await captured(
+    async (query) => {
       const { source, manager } = recordingSource(query);
       const events = new WebhookEventRepository(source, { query } as unknown as PgPool);
       await events.overdue(manager, 3, 500);
@@ -104,12 +104,11 @@ export async function composeAll(): Promise<Map<string, string>> {
       await new VerificationRepository(source).countExpired(365);
       await events.startWaitingCyclesMatching(manager, ACCOUNT, 'failed,delivered', [], 1_000);
       await events.backlog(BACKLOG_CAP);
-      await events.dueLately(manager, [ACCOUNT], 3, 8);
-    });
+    },
+  );
   all.set('webhooks/bulk-replay-selection.sql', replay);
   all.set('webhooks/outbox-backlog.sql', backlog);
   all.set('webhooks/relay-overdue.sql', overdue);
-  all.set('webhooks/relay-room.sql', room);
   // Around it, in its transaction (src/database/sort-free-plan.ts).
   all.set('database/sort-free-plan-pin.sql', pin);
   all.set('database/sort-free-plan-restore.sql', restore);

@@ -143,26 +143,6 @@ describe('delivery log by status on a skewed account with stale statistics', () 
     expect(eventRowsRead(nodes)).toBeLessThanOrEqual(1_000);
   });
 
-  it("measures a relayed account's room from its events due lately, reading no more of them than its window", async () => {
-    // The big account's 12,000 due an hour back (above) are not lately; 3,000 more came due in the last second.
-    const [quiet] = [await createAccount(t, { webhook_url: null })];
-    await t.db.query(
-      `INSERT INTO webhook_events (id, account_id, verification_id, type, body, created_at, delivery_status, next_attempt_at)
-       SELECT gen_random_uuid(), $1, gen_random_uuid(), 'verification.status_changed', '{}', now(), 'pending',
-              now() - n * interval '0.1 ms'
-         FROM generate_series(1, 3000) AS n`,
-      [big.id],
-    );
-    const params = [[big.id, quiet.id], 3, 8];
-    const { rows } = await t.db.query<{ accountId: string; n: number }>(statementOf('webhooks/relay-room.sql'), params);
-    expect(rows.map((row) => [row.accountId, row.n])).toEqual([
-      [big.id, 8],
-      [quiet.id, 0],
-    ]);
-    const nodes = await explained(database.url, 'webhooks/relay-room.sql', params, SORT_FREE);
-    expect(eventRowsRead(nodes)).toBeLessThanOrEqual(8);
-  });
-
   it('counts the events waiting their turn up to 10,000 too, at the same cost (12,000 more here)', async () => {
     // Beside the 12,000 due and the 2,000 waiting above: 12,000 of the big account waiting (a retention pass's).
     await t.db.query(

@@ -1,11 +1,12 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, type EntityManager } from 'typeorm';
+import { DataSource } from 'typeorm';
 import { NIL as BELOW_EVERY_ACCOUNT } from 'uuid';
 import type { AppConfig } from 'src/config/app-config';
 import { APP_CONFIG } from 'src/config/config.module';
 import { AccountConcurrency } from 'src/webhooks/delivery/account-concurrency';
 import { advanceEach } from 'src/webhooks/delivery/advance-each';
+import { splitByRoom } from 'src/webhooks/delivery/relay-room';
 import { EndpointLifecycle } from 'src/webhooks/endpoint/endpoint-lifecycle.service';
 import { maintenanceSlots } from 'src/webhooks/queue/delivery-job';
 import { DeliveryQueue } from 'src/webhooks/queue/delivery-queue.service';
@@ -35,15 +36,20 @@ const RELAY_MS = 60_000;
  * Redis outage) drains at the rate deliveries run, never flooding Redis with it; relayed events are
  * due again from the relay's time, so the next pass takes the next ones, until one finds none left.
  *
- * An account's relayed events are queued only as far as its room: the maintenance lane's slots less
- * those it holds, or less its events queued in the last OVERDUE_MS if more (jobs not started yet).
- * The rest wait their turn in the database, as a worker would have set them aside one job at a time
- * (`park`), and go out as its deliveries end (`advance`). So one account's backlog behind its busy
- * endpoint never fills the queue that another account's lost event is relayed to.
+ * A pass queues at most four windows of an account's events (`splitByRoom`), and none of an account
+ * that holds every slot of its maintenance lane: a worker would only set those aside one job at a
+ * time (`park`). They wait their turn in the database instead, set aside in one statement, and go
+ * out as the account's deliveries end (`advance`). So one account's backlog behind its busy endpoint
+ * never fills the queue that another account's lost event is relayed to, while a backlog spread over
+ * accounts whose deliveries keep up goes straight to the queue, as before: the way through waiting
+ * costs a promotion per delivery, which halved the drain of a Redis outage's backlog when every
+ * account's share went that way (docs/performance.md).
  */
 @Injectable()
 export class WebhookSweeper {
   private readonly logger = new Logger(WebhookSweeper.name);
+  /** An account's maintenance slots: its deliveries of that lane in flight at a time. */
+  private readonly window: number;
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
@@ -55,9 +61,6 @@ export class WebhookSweeper {
   ) {
     this.window = maintenanceSlots(config.webhookMaxInFlightPerAccount);
   }
-
-  /** An account's deliveries due in the maintenance lane at a time (its slots for it). */
-  private readonly window: number;
 
   private stopped = false;
   /** The last account the previous sweep moved on, when it stopped short of the last one waiting. */
@@ -124,7 +127,8 @@ export class WebhookSweeper {
       const lost = await Promise.all(due.map((event) => this.deliveryQueue.jobIsGone(event)));
       const missing = due.filter((_, i) => lost[i]);
       if (missing.length === 0) return 0;
-      const { queued, parked } = await this.withinRoom(manager, missing);
+      const held = await this.slots.held([...new Set(missing.map((event) => event.accountId))]);
+      const { queued, parked } = splitByRoom(missing, held, this.window);
       await this.events.attemptNow(queued.map(refOf), manager);
       if (parked.length > 0) {
         await this.events.parkAll(parked.map(refOf), manager);
@@ -133,30 +137,11 @@ export class WebhookSweeper {
       await this.deliveryQueue.enqueue(queued);
       this.logger.log(`relayed ${missing.length} webhook event(s) to the delivery queue`);
       if (parked.length > 0)
-        this.logger.log(`${parked.length} of them wait their turn: their accounts have the most deliveries due`);
+        this.logger.log(
+          `${parked.length} of them wait their turn: their accounts have the most deliveries in flight or queued`,
+        );
       return missing.length;
     });
-  }
-
-  /** The events to queue now, oldest first as far as each account's room goes, and the rest (see the class). */
-  private async withinRoom(
-    manager: EntityManager,
-    events: DeliveryJobSource[],
-  ): Promise<{ queued: DeliveryJobSource[]; parked: DeliveryJobSource[] }> {
-    const accounts = [...new Set(events.map((event) => event.accountId))];
-    const [held, lately] = await Promise.all([
-      this.slots.held(accounts),
-      this.events.dueLately(manager, accounts, OVERDUE_MS / 1000, this.window),
-    ]);
-    const room = new Map(accounts.map((id) => [id, this.window - Math.max(held.get(id) ?? 0, lately.get(id) ?? 0)]));
-    const queued: DeliveryJobSource[] = [];
-    const parked: DeliveryJobSource[] = [];
-    for (const event of events) {
-      const left = room.get(event.accountId) ?? 0;
-      room.set(event.accountId, left - 1);
-      (left > 0 ? queued : parked).push(event);
-    }
-    return { queued, parked };
   }
 }
 

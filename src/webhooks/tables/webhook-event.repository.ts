@@ -306,25 +306,6 @@ export class WebhookEventRepository {
     );
   }
 
-  /**
-   * How many of each account's pending events came due in the last `seconds`, up to `cap` each (caller's
-   * transaction): those just queued, whose jobs have not all started yet. Sort-free; one index range per account.
-   */
-  async dueLately(
-    manager: EntityManager,
-    accountIds: string[],
-    seconds: number,
-    cap: number,
-  ): Promise<Map<string, number>> {
-    const sql = `SELECT a AS "accountId", (SELECT count(*)::int FROM (SELECT FROM webhook_events w
-        WHERE w.delivery_status = 'pending' AND w.next_attempt_at IS NOT NULL
-          AND (w.account_id, w.next_attempt_at) >= (a, now() - make_interval(secs => $2))
-          AND (w.account_id, w.next_attempt_at) <= (a, now()) ORDER BY w.account_id, w.next_attempt_at LIMIT $3) d) AS n
-      FROM unnest($1::uuid[]) AS a`;
-    const rows = await withSortFreePlan(manager, () => manager.query(sql, [accountIds, seconds, cap]));
-    return new Map((rows as { accountId: string; n: number }[]).map((row) => [row.accountId, row.n]));
-  }
-
   /** Up to `limit` events `overdueSeconds` late (caller's transaction), each late account's equal share; sort-free. */
   async overdue(manager: EntityManager, overdueSeconds: number, limit: number): Promise<DeliveryJobSource[]> {
     const due = `w.delivery_status = 'pending' AND w.next_attempt_at IS NOT NULL`;
