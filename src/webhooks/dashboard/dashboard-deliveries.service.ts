@@ -65,7 +65,7 @@ export class DashboardDeliveries {
   private async attemptNowMany(refs: JobRef[]): Promise<void> {
     if (refs.length === 0) return;
     await this.settler.transaction(
-      (manager) => this.events.attemptNow(refs, manager),
+      (manager) => this.events.setDue(refs, 'now', manager),
       () => promoteHolds(refs[0].eventId, refs[0].cycle),
     );
   }

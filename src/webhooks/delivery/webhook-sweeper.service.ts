@@ -129,9 +129,9 @@ export class WebhookSweeper {
       if (missing.length === 0) return 0;
       const held = await this.slots.held([...new Set(missing.map((event) => event.accountId))]);
       const { queued, parked } = splitByRoom(missing, held, this.window);
-      await this.events.attemptNow(queued.map(refOf), manager);
+      await this.events.setDue(queued.map(refOf), 'now', manager);
       if (parked.length > 0) {
-        await this.events.parkAll(parked.map(refOf), manager);
+        await this.events.setDue(parked.map(refOf), 'waiting', manager);
         await this.slots.markWaiting([...new Set(parked.map((event) => event.accountId))]);
       }
       await this.deliveryQueue.enqueue(queued);

@@ -33,7 +33,6 @@ const COLUMNS = `id, account_id AS "accountId", verification_id AS "verification
   last_attempt_at AS "lastAttemptAt", last_response_status AS "lastResponseStatus", last_error AS "lastError",
   next_attempt_at AS "nextAttemptAt", delivered_at AS "deliveredAt"`;
 type ColumnValue = (event: WebhookEvent) => string | Date | null;
-/** One delivery cycle of an event. */
 type EventRef = { eventId: string; cycle: number };
 
 /** The columns an outbox insert writes, in its order; the others take their defaults. */
@@ -286,20 +285,11 @@ export class WebhookEventRepository {
     return jobSources((await manager.query(sql, values)) as (EventForJob & Extra)[]);
   }
 
-  /** The pending events' next attempts due now: the dashboard's Promote; the relay's, so its next pass takes the next. */
-  async attemptNow(refs: EventRef[], manager = this.dataSource.manager): Promise<void> {
-    await this.setDue(manager, refs, 'now()');
-  }
-
-  /** The relay's events whose accounts have no room: each waits its turn (no due time; `promoteWaiting`), as `park` does. */
-  async parkAll(refs: EventRef[], manager: EntityManager): Promise<void> {
-    await this.setDue(manager, refs, 'NULL');
-  }
-
-  private async setDue(manager: EntityManager, refs: EventRef[], due: 'now()' | 'NULL'): Promise<void> {
+  /** Pending events' next attempts due `now` (Promote, the relay), or `waiting` their turn as `park` leaves one. */
+  async setDue(refs: EventRef[], due: 'now' | 'waiting', manager = this.dataSource.manager): Promise<void> {
     if (refs.length === 0) return;
     await manager.query(
-      `UPDATE webhook_events e SET next_attempt_at = ${due}
+      `UPDATE webhook_events e SET next_attempt_at = ${due === 'now' ? 'now()' : 'NULL'}
          FROM unnest($1::uuid[], $2::integer[]) AS r(id, cycle)
         WHERE e.id = r.id AND e.cycle = r.cycle AND e.delivery_status = 'pending' AND e.next_attempt_at IS NOT NULL`,
       [refs.map((ref) => ref.eventId), refs.map((ref) => ref.cycle)],
