@@ -16,8 +16,10 @@ const EVENTS = 100_000;
 describe('webhook endpoint changes at any size', () => {
   let t: TestApp;
   let receiver: WebhookReceiver;
-  // The endpoint never answers: at most WEBHOOK_MAX_IN_FLIGHT_PER_ACCOUNT deliveries are in flight.
-  const env = { WEBHOOK_TIMEOUT_MS: '120000', LOG_LEVEL: 'warn' };
+  // The endpoint never answers: at most WEBHOOK_MAX_IN_FLIGHT_PER_ACCOUNT deliveries are in flight. The
+  // time-out is longer than the wait for the oldest event (no attempt ends before it arrives) and short
+  // enough that slots a killed process took expire in 35 s (the time-out and 15 s), not 135 s.
+  const env = { WEBHOOK_TIMEOUT_MS: '20000', LOG_LEVEL: 'warn' };
 
   const as = (account: CreatedAccount, req: Test) => req.set('authorization', `Bearer ${account.secret}`);
   const heldCount = async (account: CreatedAccount): Promise<number> =>
