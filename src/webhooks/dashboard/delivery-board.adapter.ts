@@ -64,7 +64,7 @@ export class DeliveryBoardAdapter extends BullAdapter {
       const redelivery = await this.operator.redeliver(job.data.eventId);
       // Refused (the endpoint is disabled): the job stays failed, and the dashboard shows why.
       if (redelivery && 'refused' in redelivery) throw dashboardRefusal(redelivery.refused);
-      if ((await job.getState()) === 'failed') await job.remove();
+      if (await job.isFailed()) await job.remove();
     };
     job.promote = async () => {
       await this.operator.attemptNow(job.data);

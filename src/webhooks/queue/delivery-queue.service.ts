@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
-import type { Queue } from 'bull';
+import type { Job, Queue } from 'bull';
 import { withRedisCause } from 'src/redis/redis-errors';
 import { EventAnnouncer } from 'src/webhooks/queue/event-announcer';
 import { MicroBatcher } from 'src/common/micro-batcher';
@@ -7,9 +7,6 @@ import { type Lane, deliveryJob, deliveryJobId } from 'src/webhooks/queue/delive
 import { type DeliveryJobSource } from 'src/webhooks/tables/event-rows';
 import { DELIVERY_PRODUCER } from 'src/webhooks/queue/webhook-queue.constants';
 import { closeDeliveryQueue } from 'src/webhooks/queue/webhook-queue.factory';
-
-/** States in which the job of a cycle that a redelivery replaced can go: not running, not a delivery. */
-const RETIRABLE_STATES = new Set(['failed', 'delayed', 'waiting', 'paused']);
 
 const SHUTDOWN_ENQUEUE_WAIT_MS = 3_000;
 
@@ -113,12 +110,14 @@ export class DeliveryQueue implements OnApplicationShutdown {
     return this.queue.getWaitingCount();
   }
 
-  /** Whether the event's cycle has no live job (none, or one that already ended: removed so it can be added again). */
+  /**
+   * Whether the event's cycle has no live job (none, or one that already ended: removed so it can be
+   * added again). Ended is read from the completed and failed sets, never by getState (see retirable).
+   */
   async jobIsGone(event: Pick<DeliveryJobSource, 'id' | 'cycle'>): Promise<boolean> {
     const job = await this.queue.getJob(deliveryJobId({ eventId: event.id, cycle: event.cycle }));
     if (!job) return true;
-    const state = await job.getState();
-    if (state !== 'completed' && state !== 'failed') return false;
+    if (!(await job.isCompleted()) && !(await job.isFailed())) return false;
     await job.remove();
     return true;
   }
@@ -130,7 +129,22 @@ export class DeliveryQueue implements OnApplicationShutdown {
    */
   async retirePreviousCycle(eventId: string, cycle: number): Promise<void> {
     const job = await this.queue.getJob(deliveryJobId({ eventId, cycle: cycle - 1 }));
-    if (job && RETIRABLE_STATES.has(await job.getState())) await job.remove();
+    if (job && (await this.retirable(job))) await job.remove();
+  }
+
+  /**
+   * Not running and not a delivery: failed, delayed, waiting or paused. Read without Bull's
+   * getState, which scans the wait list whole in a script for each job it asks about (LRANGE 0 -1,
+   * then a loop in Lua): a relay pass asking about 500 queued jobs behind thousands held Redis, and
+   * every request that needs it, for a second (docs/performance.md). The sets are read by ZSCORE,
+   * the lists by LPOS (Redis 6.0.6 and later), in the server's own code.
+   */
+  private async retirable(job: Job): Promise<boolean> {
+    if (await job.isCompleted()) return false;
+    if ((await job.isFailed()) || (await job.isDelayed())) return true;
+    const inList = async (list: string) =>
+      (await this.queue.client.lpos(this.queue.toKey(list), String(job.id))) !== null;
+    return !(await inList('active')) && ((await inList('wait')) || (await inList('paused')));
   }
 
   async onApplicationShutdown(): Promise<void> {
