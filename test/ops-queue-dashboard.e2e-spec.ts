@@ -270,6 +270,28 @@ describe('queue dashboard: one job per delivery cycle, with its attempts and out
     expect(await jobLogs(t, eventId, 2)).toEqual([expect.stringMatching(ONE_ATTEMPT_OF_THREE)]);
   });
 
+  it("takes the dead cycle's job off the Failed tab when the client redelivers the event", async () => {
+    const receiver = await hooks.start();
+    receiver.respondWith({ status: 500 });
+    const account = await createAccount(t, { webhook_url: receiver.url });
+    const v = await createVerificationInStatus(t, account.id, 'processing');
+    const eventId = await eventOf(t, account.secret, v.id, 'processing');
+    await waitForJob(t, eventId, 'failed');
+
+    // The client's own redelivery, not the dashboard's Retry: the new cycle's first attempt retires the old job.
+    receiver.respondWith({ status: 200 });
+    const res = await t.http
+      .post(`/api/v1/public/kyc/webhook-events/${eventId}/redeliver`)
+      .set('authorization', `Bearer ${account.secret}`);
+    expect(res.status).toBe(202);
+    await waitForDelivery(t, account.secret, eventId, 'delivered');
+    await waitFor(
+      () => jobIds(t, 'failed'),
+      (ids) => !ids.includes(`${eventId}:1`),
+      `the job of event ${eventId}'s first cycle off the Failed tab`,
+    );
+  });
+
   it('takes a failed job whose event no longer exists off the Failed tab on Retry, queuing nothing', async () => {
     const receiver = await hooks.start();
     receiver.respondWith({ status: 500 });
