@@ -23,6 +23,7 @@ describe('relay passes over a queued backlog', () => {
   let receiver: WebhookReceiver;
   let redis: Redis;
   let queue: Queue.Queue;
+  const prefix = process.env.QUEUE_PREFIX as string;
 
   beforeAll(async () => {
     receiver = await WebhookReceiver.start();
@@ -51,7 +52,34 @@ describe('relay passes over a queued backlog', () => {
     return Object.fromEntries([...info.matchAll(/^cmdstat_(\w+):calls=(\d+)/gm)].map((m) => [m[1], Number(m[2])]));
   };
 
-  it('asks about each queued job without reading the wait list whole', async () => {
+  /**
+   * Watches the commands Redis runs (MONITOR) and returns, when stopped, the most of the queue's
+   * scripts one transaction (MULTI ... EXEC) ran, and how many ran inside transactions in all.
+   */
+  const watchTransactions = async (): Promise<() => Promise<{ largest: number; total: number }>> => {
+    const monitor = await redis.monitor();
+    const open = new Map<string, number>();
+    let [largest, total] = [0, 0];
+    monitor.on('monitor', (_time: string, args: string[], source: string) => {
+      const command = String(args[0]).toLowerCase();
+      if (command === 'multi') open.set(source, 0);
+      else if (command === 'exec') {
+        largest = Math.max(largest, open.get(source) ?? 0);
+        open.delete(source);
+      } else if (command === 'evalsha' && open.has(source) && String(args[3]).startsWith(prefix)) {
+        open.set(source, (open.get(source) ?? 0) + 1);
+        total++;
+      }
+    });
+    return async () => {
+      monitor.disconnect();
+      return { largest, total };
+    };
+  };
+
+  it('queues the backlog in short transactions, and asks about each queued job without reading the wait list whole', async () => {
+    // A transaction runs whole before Redis serves any other client: the relay's adds go in small ones.
+    const transactions = await watchTransactions();
     const accounts = [];
     for (let i = 0; i < ACCOUNTS; i++) accounts.push(await createAccount(t, { webhook_url: receiver.url }));
     // Lost events of many accounts (few each, so the relay queues them all): pending, overdue, no job.
@@ -69,6 +97,10 @@ describe('relay passes over a queued backlog', () => {
       'the backlog queued',
       30_000,
     );
+    const { largest, total } = await transactions();
+    console.log(`the backlog's adds: ${total} in transactions, at most ${largest} in one`);
+    expect(total).toBeGreaterThanOrEqual(backlog - 10);
+    expect(largest).toBeLessThanOrEqual(50);
     // Relayed events are due again 3 s after their pass: from then on each pass asks about 500 of them.
     await new Promise((resolve) => setTimeout(resolve, 4_000));
     const before = await calls();
