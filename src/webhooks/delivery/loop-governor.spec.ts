@@ -1,5 +1,6 @@
 import {
   BUSY_LAG_MS,
+  WORKER_BUSY_LAG_MS,
   FIRST_CAP,
   GovernorClock,
   LoopGovernor,
@@ -88,6 +89,19 @@ describe('LoopGovernor', () => {
     expect(governor.state).toEqual({ cap: (FIRST_CAP + 6) / 2 + 1, running: (FIRST_CAP + 6) / 2 + 1, waiting: 10 });
     // The cap never goes below where it started, however late the loop.
     for (let i = 0; i < 5; i += 1) await clock.tick(100);
+    expect(governor.state.cap).toBe(FIRST_CAP);
+  });
+
+  it("takes a worker process's threshold: a tick late by less than WORKER_BUSY_LAG_MS leaves the cap growing", async () => {
+    const clock = new FakeClock();
+    const governor = new LoopGovernor(50, clock, WORKER_BUSY_LAG_MS);
+    Array.from({ length: 20 }, () => delivery()).forEach((d) => void governor.run(d.work));
+    await flush();
+    await clock.tick();
+    expect(governor.state.cap).toBe(FIRST_CAP + 1);
+    await clock.tick((BUSY_LAG_MS + WORKER_BUSY_LAG_MS) / 2);
+    expect(governor.state.cap).toBe(FIRST_CAP + 2);
+    await clock.tick(WORKER_BUSY_LAG_MS + 1);
     expect(governor.state.cap).toBe(FIRST_CAP);
   });
 

@@ -4,7 +4,7 @@ import type { Job, Queue } from 'bull';
 import type { AppConfig } from 'src/config/app-config';
 import { APP_CONFIG } from 'src/config/config.module';
 import { redisErrorMessage } from 'src/redis/redis-errors';
-import { LoopGovernor } from 'src/webhooks/delivery/loop-governor';
+import { BUSY_LAG_MS, LoopGovernor, WORKER_BUSY_LAG_MS } from 'src/webhooks/delivery/loop-governor';
 import { WebhookDeliveryProcessor } from 'src/webhooks/delivery/webhook-delivery.processor';
 import { WebhookHttpClient } from 'src/webhooks/delivery/webhook-http.client';
 import { type DeliveryJobData, WAITING } from 'src/webhooks/queue/delivery-job';
@@ -44,7 +44,8 @@ export class WebhookWorker implements OnApplicationBootstrap, BeforeApplicationS
     private readonly sweeper: WebhookSweeper,
     private readonly http: WebhookHttpClient,
   ) {
-    this.governor = new LoopGovernor(config.webhookConcurrency);
+    const busyLagMs = config.appRole === 'worker' ? WORKER_BUSY_LAG_MS : BUSY_LAG_MS;
+    this.governor = new LoopGovernor(config.webhookConcurrency, undefined, busyLagMs);
   }
 
   onApplicationBootstrap(): void {
