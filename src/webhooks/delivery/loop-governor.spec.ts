@@ -1,11 +1,11 @@
 import {
   BUSY_LAG_MS,
-  WORKER_BUSY_LAG_MS,
   FIRST_CAP,
   GovernorClock,
   LoopGovernor,
   MAX_HOLD_MS,
   TICK_MS,
+  WORKER_BUSY_LAG_MS,
 } from 'src/webhooks/delivery/loop-governor';
 import { FRESH_PRIORITY } from 'src/webhooks/queue/delivery-job';
 

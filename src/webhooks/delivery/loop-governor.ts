@@ -7,8 +7,8 @@ import { laneOf } from 'src/webhooks/queue/delivery-job';
  *
  * So maintenance deliveries in flight are capped, and the cap follows the event loop's lag, as a
  * congestion window does: a tick (every TICK_MS) late by more than BUSY_LAG_MS (WORKER_BUSY_LAG_MS in a
- * worker process) means the loop had that much work queued, and the cap halves; each tick on time while the cap is in use raises it by one, up
- * to WEBHOOK_CONCURRENCY. A delivery held MAX_HOLD_MS starts anyway: maintenance goes on however busy
+ * worker process) means the loop had that much work queued, and the cap halves; each tick on time
+ * while the cap is in use raises it by one, up to WEBHOOK_CONCURRENCY. A delivery held MAX_HOLD_MS starts anyway: maintenance goes on however busy
  * the process, and a job holds its worker slot no longer; when the worker stops, every held one starts,
  * so it ends within the stop's bound as the others do. Fresh deliveries never wait here, though a
  * held maintenance job keeps its Bull slot meanwhile. With nothing else to do, the loop keeps up and
