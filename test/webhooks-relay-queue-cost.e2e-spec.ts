@@ -72,6 +72,8 @@ describe('relay passes over a queued backlog', () => {
       }
     });
     return async () => {
+      // The feed comes on a socket of its own: the last adds' lines may still be on their way.
+      await new Promise((resolve) => setTimeout(resolve, 500));
       monitor.disconnect();
       return { largest, total };
     };
