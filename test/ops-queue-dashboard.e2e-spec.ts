@@ -154,6 +154,17 @@ describe('queue dashboard: one job per delivery cycle, with its attempts and out
     await hooks.closeAll();
   });
 
+  /** An event whose receiver answers 500 until its schedule is used up: its job ends on the Failed tab. */
+  const deadEvent = async () => {
+    const receiver = await hooks.start();
+    receiver.respondWith({ status: 500 });
+    const account = await createAccount(t, { webhook_url: receiver.url });
+    const v = await createVerificationInStatus(t, account.id, 'processing');
+    const eventId = await eventOf(t, account.secret, v.id, 'processing');
+    const { job } = await waitForJob(t, eventId, 'failed');
+    return { receiver, account, eventId, job };
+  };
+
   it('names a job by its event type; its data shows ids, the change and the target, never the payload or a secret', async () => {
     const receiver = await hooks.start();
     const account = await createAccount(t, { webhook_url: receiver.url });
@@ -207,13 +218,7 @@ describe('queue dashboard: one job per delivery cycle, with its attempts and out
   });
 
   it('logs every attempt and ends a cycle that used up the schedule as a failed job, as the delivery log says', async () => {
-    const receiver = await hooks.start();
-    receiver.respondWith({ status: 500 });
-    const account = await createAccount(t, { webhook_url: receiver.url });
-    const v = await createVerificationInStatus(t, account.id, 'processing');
-    const eventId = await eventOf(t, account.secret, v.id, 'processing');
-
-    const { job } = await waitForJob(t, eventId, 'failed');
+    const { receiver, account, eventId, job } = await deadEvent();
     expect(job.failedReason).toBe('gave up after 3 attempts: HTTP 500');
     expect(await jobLogs(t, eventId)).toEqual([
       expect.stringMatching(/^attempt 1\/3 · HTTP 500 · \d+ ms · next in \d/),
@@ -240,12 +245,7 @@ describe('queue dashboard: one job per delivery cycle, with its attempts and out
   });
 
   it('retries a failed job as a redelivery: a new cycle and job, the same webhook-id', async () => {
-    const receiver = await hooks.start();
-    receiver.respondWith({ status: 500 });
-    const account = await createAccount(t, { webhook_url: receiver.url });
-    const v = await createVerificationInStatus(t, account.id, 'processing');
-    const eventId = await eventOf(t, account.secret, v.id, 'processing');
-    await waitForJob(t, eventId, 'failed');
+    const { receiver, account, eventId } = await deadEvent();
     expect(await storedCycle(t, eventId)).toEqual({ cycle: 1, delivery_status: 'failed' });
 
     // Slow enough that the new cycle is seen pending before it is delivered.
@@ -271,12 +271,7 @@ describe('queue dashboard: one job per delivery cycle, with its attempts and out
   });
 
   it("takes the dead cycle's job off the Failed tab when the client redelivers the event", async () => {
-    const receiver = await hooks.start();
-    receiver.respondWith({ status: 500 });
-    const account = await createAccount(t, { webhook_url: receiver.url });
-    const v = await createVerificationInStatus(t, account.id, 'processing');
-    const eventId = await eventOf(t, account.secret, v.id, 'processing');
-    await waitForJob(t, eventId, 'failed');
+    const { receiver, account, eventId } = await deadEvent();
 
     // The client's own redelivery, not the dashboard's Retry: the new cycle's first attempt retires the old job.
     receiver.respondWith({ status: 200 });
@@ -293,12 +288,7 @@ describe('queue dashboard: one job per delivery cycle, with its attempts and out
   });
 
   it('takes a failed job whose event no longer exists off the Failed tab on Retry, queuing nothing', async () => {
-    const receiver = await hooks.start();
-    receiver.respondWith({ status: 500 });
-    const account = await createAccount(t, { webhook_url: receiver.url });
-    const v = await createVerificationInStatus(t, account.id, 'processing');
-    const eventId = await eventOf(t, account.secret, v.id, 'processing');
-    await waitForJob(t, eventId, 'failed');
+    const { eventId } = await deadEvent();
     await t.db.query('DELETE FROM webhook_attempts WHERE event_id = $1', [eventId]);
     await t.db.query('DELETE FROM webhook_events WHERE id = $1', [eventId]);
 
