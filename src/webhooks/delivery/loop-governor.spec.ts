@@ -1,6 +1,5 @@
 import {
   BUSY_LAG_MS,
-  BUSY_STALL_SHARE,
   FIRST_CAP,
   GovernorClock,
   LoopGovernor,
@@ -104,37 +103,6 @@ describe('LoopGovernor', () => {
     expect(governor.state.cap).toBe(FIRST_CAP + 2);
     await clock.tick(WORKER_BUSY_LAG_MS + 1);
     expect(governor.state.cap).toBe(FIRST_CAP);
-  });
-
-  it('halves the cap when runnable tasks waited for a CPU more than BUSY_STALL_SHARE of a tick, the loop on time', async () => {
-    const clock = new FakeClock();
-    // The kernel's cumulative stall, in microseconds, as the test advances it.
-    let stalledUs = 5_000_000;
-    const governor = new LoopGovernor(50, clock, BUSY_LAG_MS, () => stalledUs);
-    Array.from({ length: 20 }, () => delivery()).forEach((d) => void governor.run(d.work));
-    await flush();
-    for (let i = 0; i < 4; i += 1) {
-      stalledUs += TICK_MS * 1000 * (BUSY_STALL_SHARE / 2);
-      await clock.tick();
-    }
-    expect(governor.state.cap).toBe(FIRST_CAP + 4);
-    stalledUs += TICK_MS * 1000 * (BUSY_STALL_SHARE + 0.1);
-    await clock.tick();
-    expect(governor.state.cap).toBe((FIRST_CAP + 4) / 2);
-    // A later tick's share is its own: the stall counted once.
-    await clock.tick();
-    expect(governor.state.cap).toBe((FIRST_CAP + 4) / 2 + 1);
-  });
-
-  it('goes by the loop alone where the kernel reports no stall', async () => {
-    const clock = new FakeClock();
-    const governor = new LoopGovernor(50, clock, BUSY_LAG_MS, () => undefined);
-    Array.from({ length: 20 }, () => delivery()).forEach((d) => void governor.run(d.work));
-    await flush();
-    for (let i = 0; i < 4; i += 1) await clock.tick();
-    expect(governor.state.cap).toBe(FIRST_CAP + 4);
-    await clock.tick(BUSY_LAG_MS + 1);
-    expect(governor.state.cap).toBe((FIRST_CAP + 4) / 2);
   });
 
   it('never raises the cap above its maximum', async () => {

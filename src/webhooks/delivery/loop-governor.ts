@@ -1,4 +1,3 @@
-import type { CpuStall } from 'src/webhooks/delivery/cpu-pressure';
 import { laneOf } from 'src/webhooks/queue/delivery-job';
 
 /**
@@ -27,12 +26,6 @@ export const BUSY_LAG_MS = 3;
  * another client's list p99 while draining 1.44-2.88 x and 1.61-1.99 x (docs/performance.md).
  */
 export const WORKER_BUSY_LAG_MS = 4;
-/**
- * Where the kernel reports how long runnable tasks waited for a CPU (cpu-pressure.ts), a tick in which
- * they waited more than this share of it halves the cap too: the machine's cores are all taken, and the
- * api's requests wait for one, however prompt this loop is.
- */
-export const BUSY_STALL_SHARE = 0.5;
 export const MAX_HOLD_MS = 500;
 /** The cap a governor starts with, and never goes under. */
 export const FIRST_CAP = 2;
@@ -56,7 +49,6 @@ export class LoopGovernor {
   private readonly held: { start: () => void; since: number }[] = [];
   private stopTicking?: () => void;
   private lastTick = 0;
-  private lastStall: number | undefined;
   private cap = FIRST_CAP;
   private running = 0;
   private released = false;
@@ -65,7 +57,6 @@ export class LoopGovernor {
     private readonly maxCap: number,
     private readonly clock: GovernorClock = realClock,
     private readonly busyLagMs = BUSY_LAG_MS,
-    private readonly cpuStall: CpuStall = () => undefined,
   ) {}
 
   /** Runs a delivery job's work: a maintenance job's once the governor lets it start, any other at once. */
@@ -103,22 +94,14 @@ export class LoopGovernor {
   private ensureTicking(): void {
     if (this.stopTicking) return;
     this.lastTick = this.clock.now();
-    this.lastStall = this.cpuStall();
     this.stopTicking = this.clock.every(TICK_MS, () => this.tick());
   }
 
   private tick(): void {
     const now = this.clock.now();
     const late = now - this.lastTick - TICK_MS;
-    const stall = this.cpuStall();
-    // Microseconds waited over the tick's milliseconds: the share of the tick some task waited for a CPU.
-    const stalled =
-      stall !== undefined && this.lastStall !== undefined && now > this.lastTick
-        ? (stall - this.lastStall) / 1000 / (now - this.lastTick)
-        : 0;
     this.lastTick = now;
-    this.lastStall = stall;
-    if (late > this.busyLagMs || stalled > BUSY_STALL_SHARE) this.cap = Math.max(FIRST_CAP, Math.floor(this.cap / 2));
+    if (late > this.busyLagMs) this.cap = Math.max(FIRST_CAP, Math.floor(this.cap / 2));
     else if (this.running >= this.cap) this.cap = Math.min(this.maxCap, this.cap + 1);
     for (let free = this.cap - this.running; this.held.length > 0; free -= 1) {
       if (free <= 0 && now - this.held[0].since < MAX_HOLD_MS) break;

@@ -4,7 +4,6 @@ import type { Job, Queue } from 'bull';
 import type { AppConfig } from 'src/config/app-config';
 import { APP_CONFIG } from 'src/config/config.module';
 import { redisErrorMessage } from 'src/redis/redis-errors';
-import { cpuStallReader } from 'src/webhooks/delivery/cpu-pressure';
 import { BUSY_LAG_MS, LoopGovernor, WORKER_BUSY_LAG_MS } from 'src/webhooks/delivery/loop-governor';
 import { WebhookDeliveryProcessor } from 'src/webhooks/delivery/webhook-delivery.processor';
 import { WebhookHttpClient } from 'src/webhooks/delivery/webhook-http.client';
@@ -35,7 +34,7 @@ export class WebhookWorker implements OnApplicationBootstrap, BeforeApplicationS
   /** Set when the worker stopped taking jobs: in-flight deliveries have until then + WEBHOOK_TIMEOUT_MS. */
   private stoppedAt?: number;
   private pausing?: Promise<void>;
-  /** Maintenance deliveries wait for the event loop, and the machine's CPUs, to be free of other work (loop-governor.ts). */
+  /** Maintenance deliveries wait for the event loop to be free of other work (loop-governor.ts). */
   private readonly governor: LoopGovernor;
 
   constructor(
@@ -46,7 +45,7 @@ export class WebhookWorker implements OnApplicationBootstrap, BeforeApplicationS
     private readonly http: WebhookHttpClient,
   ) {
     const busyLagMs = config.appRole === 'worker' ? WORKER_BUSY_LAG_MS : BUSY_LAG_MS;
-    this.governor = new LoopGovernor(config.webhookConcurrency, undefined, busyLagMs, cpuStallReader());
+    this.governor = new LoopGovernor(config.webhookConcurrency, undefined, busyLagMs);
   }
 
   onApplicationBootstrap(): void {
