@@ -50,13 +50,20 @@ function run(file: string, args: string[], env: Record<string, string>, timeoutM
 
 /** The postmaster of the local cluster and the redis-server on 6379: what `npm run services` would start. */
 function localServerPids(): string[] {
-  const lines = execFileSync('ps', ['-eo', 'pid=,args='], { encoding: 'utf8' }).split('\n');
-  return lines
+  const lines = execFileSync('ps', ['-eo', 'pid=,ppid=,args='], { encoding: 'utf8' }).split('\n');
+  const servers = lines
     .filter(
       (line) =>
         /redis-server \S*:6379\b/.test(line) || /bin\/postgres -D \/var\/lib\/postgresql\/[^/]+\/main/.test(line),
     )
-    .map((line) => line.trim().split(/\s+/)[0])
+    .map((line) => line.trim().split(/\s+/));
+  // A child the server has just forked (a PostgreSQL backend for another spec's connection, Redis's
+  // save) shows the server's command line until it sets its own: only a process whose parent is not
+  // one of them is a server.
+  const pids = new Set(servers.map(([pid]) => pid));
+  return servers
+    .filter(([, ppid]) => !pids.has(ppid as string))
+    .map(([pid]) => pid as string)
     .sort();
 }
 
