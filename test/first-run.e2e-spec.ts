@@ -62,8 +62,8 @@ function localServerPids(): string[] {
   // one of them is a server.
   const pids = new Set(servers.map(([pid]) => pid));
   return servers
-    .filter(([, ppid]) => !pids.has(ppid as string))
-    .map(([pid]) => pid as string)
+    .filter(([, ppid]) => !pids.has(ppid))
+    .map(([pid]) => pid)
     .sort();
 }
 
