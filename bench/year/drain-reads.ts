@@ -1,3 +1,4 @@
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { pacedChanges, pacedLoad } from '../harness/loads';
 import { fmt, log } from '../harness/report';
@@ -11,6 +12,12 @@ import type { Side } from './sides';
 export type DrainReadFigures = {
   list: Record<'drain' | 'none', Measured>;
   fresh: Record<'drain' | 'none', number[]>;
+  /**
+   * The bench's own event-loop delay in ms over each kind's slices, the worst slice's p99 and the max
+   * (sampled by a 5 ms timer: about 5 is no delay), so that a read's figure can be told from a stall
+   * of the loop that times it.
+   */
+  benchLoop: Record<'drain' | 'none', { p99: number; max: number }>;
   /** Drain slices whose backlog was still arriving when the slice ended (else the slice saw part of a drain). */
   outlasted: number;
   backlog: number;
@@ -29,6 +36,7 @@ export async function drainReads(side: Side, steady: number, o: DrainReadOptions
   const list = pacedLoad(side.api.url, [other], o.rate);
   const tallies = { drain: new Tally(), none: new Tally() };
   const fresh = { drain: [] as number[], none: [] as number[] };
+  const loops = { drain: [] as LoopFigures[], none: [] as LoopFigures[] };
   const size = Math.max(1_000, Math.round(steady * o.slice * 2));
   let outlasted = 0;
   // A warm-up, not counted, as in the retention passes: the loads' own start is not a drain's cost.
@@ -46,7 +54,13 @@ export async function drainReads(side: Side, steady: number, o: DrainReadOptions
         await sleep(10);
       }
       const end = Date.now() + o.slice * 1000;
-      const arrived = await freshArrivals(side, await sliceLoads(side, list, tallies[kind], o), what);
+      // A monitor per slice: one enabled again after a pause counts the pause as a delay.
+      const loop = monitorEventLoopDelay({ resolution: 5 });
+      loop.enable();
+      const loads = await sliceLoads(side, list, tallies[kind], o);
+      loop.disable();
+      loops[kind].push({ p99: loop.percentile(99) / 1e6, max: loop.max / 1e6 });
+      const arrived = await freshArrivals(side, loads, what);
       fresh[kind].push(...arrived.ms);
       if (backlog === 0) continue;
       const rest =
@@ -56,10 +70,23 @@ export async function drainReads(side: Side, steady: number, o: DrainReadOptions
       if ([...arrived.others, ...rest].some((a) => a.at > end)) outlasted++;
     }
     log(
-      `${side.name} drain reads: round ${round + 1}; list p99 drain / none ${fmt(tallies.drain.measured().p99, 1)} / ${fmt(tallies.none.measured().p99, 1)} ms`,
+      `${side.name} drain reads: round ${round + 1}; list p99 drain / none ${fmt(tallies.drain.measured().p99, 1)} / ${fmt(tallies.none.measured().p99, 1)} ms; the bench's own loop delay p99 ${fmt(loopFigures(loops.drain).p99, 1)} / ${fmt(loopFigures(loops.none).p99, 1)} ms`,
     );
   }
-  return { list: { drain: tallies.drain.measured(), none: tallies.none.measured() }, fresh, outlasted, backlog: size };
+  return {
+    list: { drain: tallies.drain.measured(), none: tallies.none.measured() },
+    fresh,
+    benchLoop: { drain: loopFigures(loops.drain), none: loopFigures(loops.none) },
+    outlasted,
+    backlog: size,
+  };
 }
+
+type LoopFigures = { p99: number; max: number };
+/** The slices' worst p99 and their max. */
+const loopFigures = (slices: LoopFigures[]): LoopFigures => ({
+  p99: Math.max(...slices.map((f) => f.p99)),
+  max: Math.max(...slices.map((f) => f.max)),
+});
 
 export type DrainReadOptions = { rate: number; slice: number; slices: number; warmup: number; during: number };

@@ -185,6 +185,11 @@ runBench('bench:year', parseOptions, async (o, lab) => {
     const during = [
       ["another client's list p99 ms", ...ratioCells(r.list.drain.p99, r.list.none.p99)],
       ['fresh commit→arrival p99 ms', ...ratioCells(freshP99, p99(r.fresh.none), 0)],
+      [
+        "the bench's own event-loop delay, worst slice's p99 ms",
+        ...ratioCells(r.benchLoop.drain.p99, r.benchLoop.none.p99),
+      ],
+      ["the bench's own event-loop delay max ms", ...ratioCells(r.benchLoop.drain.max, r.benchLoop.none.max)],
     ];
     log(table(['while a backlog drains', 'draining', 'nothing pending', 'draining ÷ not'], during));
     verdicts.push(

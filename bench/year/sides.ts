@@ -67,7 +67,7 @@ export async function openSide(
   await probe.end().catch(() => undefined);
   if (kept === shape) {
     await runMigrations(databaseUrl);
-    log(`${name}: reusing the database seeded with ${shape}`);
+    log(`${name}: reusing the database seeded with ${shape}; ${await vacuumed(databaseUrl)}`);
   } else {
     await recreateBenchDatabase(databaseUrl);
     const seconds = await seedYear(databaseUrl, total, accounts);
@@ -104,6 +104,29 @@ export async function openSide(
   const moving = rows.map((row) => ({ ...row, secret: benchSecret(row.account) }));
   if (moving.length === 0) throw new Error(`${name}: no verification of a hooked account is still moving`);
   return { name, databaseUrl, db, api, worker, client, receiver, env, hooked: HOOKED, moving };
+}
+
+/**
+ * VACUUM (ANALYZE) of a reused database, as the seed ends with one: the runs before left the dead rows
+ * of their status changes and deliveries, which autovacuum would have cleaned. Where it is off (as on
+ * CI's server) they piled up run after run: on one seed, another client's quiet list p99 went from
+ * 20-26 ms to 49-57 ms by the third run, and back to 15-20 ms once 199,043 dead rows were vacuumed
+ * (2026-12-02, docs/performance.md).
+ */
+async function vacuumed(databaseUrl: string): Promise<string> {
+  const db = new Client({ connectionString: databaseUrl });
+  await db.connect();
+  try {
+    const started = Date.now();
+    const { rows } = await db.query<{ dead: string }>(`SELECT sum(n_dead_tup)::text AS dead FROM pg_stat_user_tables`);
+    await db.query('VACUUM (ANALYZE)');
+    const off = (await db.query<{ autovacuum: string }>('SHOW autovacuum')).rows[0]?.autovacuum === 'off';
+    const seconds = fmt((Date.now() - started) / 1000, 1);
+    const note = off ? ' (autovacuum is off on this server: the rows this run leaves stay until the next)' : '';
+    return `${fmt(Number(rows[0]?.dead ?? 0))} dead rows vacuumed in ${seconds} s${note}`;
+  } finally {
+    await db.end();
+  }
 }
 
 export type Flags = { reuse?: boolean; 'keep-database'?: boolean };
