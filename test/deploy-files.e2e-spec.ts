@@ -379,6 +379,19 @@ describe('Dockerfile', () => {
     expect(args('HEALTHCHECK')).toEqual([expect.stringMatching(/\/health\//)]);
   });
 
+  it('runs the service with the young generation the benchmarks measured, as npm start does', () => {
+    // With V8's default (16 MB a semi-space on Node 20, 32 on Node 26 with a 4 GB heap), a worker
+    // draining a backlog slowed other clients' reads on a two-core host (docs/performance.md).
+    const flag = '--max-semi-space-size=64';
+    const [cmd] = args('CMD');
+    expect(JSON.parse(cmd ?? '[]')).toEqual(['node', flag, 'dist/src/main.js']);
+    const { scripts } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+      scripts: Record<string, string>;
+    };
+    expect(scripts['start:prod']).toBe(`node ${flag} dist/src/main.js`);
+    expect(scripts.start).toMatch(new RegExp(`&& node ${flag} dist/src/main\\.js$`));
+  });
+
   it('bakes no secret into ENV or ARG', () => {
     const declared = stages.flat().filter((i) => i.keyword === 'ENV' || i.keyword === 'ARG');
     for (const { args: declaration } of declared) {

@@ -68,9 +68,16 @@ export async function startProcess(
   return { name, url, output, child, stop };
 }
 
+/** Node's flags the service ships with (the Dockerfile's CMD, `npm start`): the benches measure it so. */
+const SERVICE_NODE_ARGS = ['--max-semi-space-size=64'];
+
 /** The service (`dist/src/main.js`, or another build's) with `env`, ready once /health/live is 200. */
 export const startService = (name: string, env: Env, options: StartOptions & { main?: string } = {}) =>
-  startProcess(name, options.main ?? SERVICE_MAIN, env, { ...options, probe: '/health/live' });
+  startProcess(name, options.main ?? SERVICE_MAIN, env, {
+    ...options,
+    nodeArgs: [...SERVICE_NODE_ARGS, ...(options.nodeArgs ?? [])],
+    probe: '/health/live',
+  });
 
 /** What a bench run holds: the processes it started and what it must close, at its end, last first. */
 export class Lab {
