@@ -110,7 +110,7 @@ export async function openSide(
  * VACUUM (ANALYZE) of a reused database, as the seed ends with one: the runs before left the dead rows
  * of their status changes and deliveries, which autovacuum would have cleaned. Where it is off (as on
  * CI's server) they piled up run after run: on one seed, another client's quiet list p99 went from
- * 20-26 ms to 49-57 ms by the third run, and back to 15-20 ms once 199,043 dead rows were vacuumed
+ * 20-26 ms to 48-57 ms by the third run, and back to 15-20 ms once 199,043 dead rows were vacuumed
  * (2026-12-02, docs/performance.md).
  */
 async function vacuumed(databaseUrl: string): Promise<string> {
