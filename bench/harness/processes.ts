@@ -68,8 +68,18 @@ export async function startProcess(
   return { name, url, output, child, stop };
 }
 
-/** Node's flags the service ships with (the Dockerfile's CMD, `npm start`): the benches measure it so. */
-const SERVICE_NODE_ARGS = ['--max-semi-space-size=64'];
+/**
+ * Node's flags the service ships with, read off `npm run start:prod` (test/deploy-files holds the
+ * Dockerfile's CMD and `npm start` to the same): the benches measure it so.
+ */
+const SERVICE_NODE_ARGS =
+  (
+    JSON.parse(readFileSync(join(__dirname, '..', '..', '..', 'package.json'), 'utf8')) as {
+      scripts: Record<string, string>;
+    }
+  ).scripts['start:prod']
+    ?.split(' ')
+    .filter((word) => word.startsWith('--')) ?? [];
 
 /** The service (`dist/src/main.js`, or another build's) with `env`, ready once /health/live is 200. */
 export const startService = (name: string, env: Env, options: StartOptions & { main?: string } = {}) =>
