@@ -4,8 +4,11 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { readOptions } from './flags';
 
+/** The checkout: dist-bench/bench/harness is three folders down. */
+const ROOT = join(__dirname, '..', '..', '..');
+
 /** The service as `nest build` compiles it: every bench starts this, never its own copy. */
-export const SERVICE_MAIN = join(__dirname, '..', '..', '..', 'dist', 'src', 'main.js');
+export const SERVICE_MAIN = join(ROOT, 'dist', 'src', 'main.js');
 
 /** A process a benchmark started: the service or a floor. */
 export interface BenchProcess {
@@ -74,7 +77,7 @@ export async function startProcess(
  */
 const SERVICE_NODE_ARGS =
   (
-    JSON.parse(readFileSync(join(__dirname, '..', '..', '..', 'package.json'), 'utf8')) as {
+    JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
       scripts: Record<string, string>;
     }
   ).scripts['start:prod']
